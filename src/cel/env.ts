@@ -1,0 +1,124 @@
+/**
+ * An environment: the declarations an expression is compiled against (variables,
+ * functions, macros, type provider, language options), and the entry points
+ * `parse` → `check` → `program`. Environments are immutable; `extend` derives a
+ * new one, which is how the Kubernetes environments are layered.
+ *
+ * Compile once, evaluate many: `compile` does the parsing and checking, and the
+ * returned {@link Program} is what runs per request.
+ */
+import type { CheckedExpr } from "./checked.js";
+import { check } from "./checker.js";
+import type { FunctionDecl, Library, MacroSet, TypeProvider } from "./decls.js";
+import type { ParsedExpr } from "./ast.js";
+import { parse } from "./parser.js";
+import { plan, type Program } from "./planner.js";
+import { STANDARD_LIBRARY } from "./std/index.js";
+import type { CelType } from "./types.js";
+
+export interface EnvOptions {
+  /** Namespace against which names resolve, as in cel-go's `Container` (e.g. `cel.expr.conformance.proto3`). */
+  readonly container?: string;
+  /** Declared variables and their types; use `DYN` for untyped JSON. */
+  readonly variables?: Readonly<Record<string, CelType>>;
+  /** Libraries beyond the standard one (which is always present). */
+  readonly libraries?: readonly Library[];
+  readonly typeProvider?: TypeProvider;
+  /** Reject `[1, 'a']` and `{'a': 1, 'b': 'x'}` at compile time (Kubernetes turns this on). */
+  readonly homogeneousAggregateLiterals?: boolean;
+  /** Allow `1 < 2.0` and friends at compile time (Kubernetes turns this on). */
+  readonly crossTypeNumericComparisons?: boolean;
+  /** Parser limits (cel-go defaults: 250 and 100,000). */
+  readonly maxRecursionDepth?: number;
+  readonly expressionSizeCodePointLimit?: number;
+}
+
+export class Env {
+  readonly container: string;
+  readonly variables: ReadonlyMap<string, CelType>;
+  /** Functions by name; overloads of the same name from several libraries are merged. */
+  readonly functions: ReadonlyMap<string, FunctionDecl>;
+  readonly typeProvider: TypeProvider | undefined;
+  readonly macros: ReadonlySet<MacroSet>;
+  readonly optionalSyntax: boolean;
+  readonly homogeneousAggregateLiterals: boolean;
+  readonly crossTypeNumericComparisons: boolean;
+  readonly maxRecursionDepth: number;
+  readonly expressionSizeCodePointLimit: number;
+  readonly libraries: readonly Library[];
+  private readonly options: EnvOptions;
+
+  constructor(options: EnvOptions = {}) {
+    this.options = options;
+    this.container = options.container ?? "";
+    this.typeProvider = options.typeProvider;
+    this.homogeneousAggregateLiterals = options.homogeneousAggregateLiterals ?? false;
+    this.crossTypeNumericComparisons = options.crossTypeNumericComparisons ?? false;
+    this.maxRecursionDepth = options.maxRecursionDepth ?? 250;
+    this.expressionSizeCodePointLimit = options.expressionSizeCodePointLimit ?? 100_000;
+    this.libraries = [STANDARD_LIBRARY, ...(options.libraries ?? [])];
+
+    const variables = new Map<string, CelType>();
+    const functions = new Map<string, FunctionDecl>();
+    const macros = new Set<MacroSet>();
+    let optionalSyntax = false;
+    for (const lib of this.libraries) {
+      for (const v of lib.variables ?? []) variables.set(v.name, v.type);
+      for (const f of lib.functions ?? []) mergeFunction(functions, f);
+      for (const m of lib.macros ?? []) macros.add(m);
+      optionalSyntax ||= lib.optionalSyntax === true;
+    }
+    for (const [name, type] of Object.entries(options.variables ?? {})) variables.set(name, type);
+    this.variables = variables;
+    this.functions = functions;
+    this.macros = macros;
+    this.optionalSyntax = optionalSyntax;
+  }
+
+  /** A new environment with these options layered over this one's (libraries and variables are added). */
+  extend(options: EnvOptions): Env {
+    return new Env({
+      ...this.options,
+      ...options,
+      variables: { ...this.options.variables, ...options.variables },
+      libraries: [...(this.options.libraries ?? []), ...(options.libraries ?? [])],
+    });
+  }
+
+  /** Parses with this environment's macros and syntax options. Throws {@link CelCompileError}. */
+  parse(source: string): ParsedExpr {
+    return parse(source, {
+      macros: this.macros,
+      enableOptionalSyntax: this.optionalSyntax,
+      maxRecursionDepth: this.maxRecursionDepth,
+      expressionSizeCodePointLimit: this.expressionSizeCodePointLimit,
+    });
+  }
+
+  /** Type-checks a parsed expression. Throws {@link CelCompileError}. */
+  check(parsed: ParsedExpr): CheckedExpr {
+    return check(parsed, this);
+  }
+
+  /** Parse and check. Throws {@link CelCompileError}. */
+  compile(source: string): CheckedExpr {
+    return this.check(this.parse(source));
+  }
+
+  /** Plans an evaluable program; an unchecked AST is planned with dynamic dispatch everywhere. */
+  program(ast: ParsedExpr | CheckedExpr): Program {
+    return plan(ast, this);
+  }
+}
+
+function mergeFunction(into: Map<string, FunctionDecl>, f: FunctionDecl): void {
+  const existing = into.get(f.name);
+  if (existing === undefined) {
+    into.set(f.name, f);
+    return;
+  }
+  // A later declaration of the same overload id replaces the earlier one (libraries may refine).
+  const byId = new Map(existing.overloads.map((o) => [o.id, o]));
+  for (const o of f.overloads) byId.set(o.id, o);
+  into.set(f.name, { name: f.name, overloads: [...byId.values()] });
+}

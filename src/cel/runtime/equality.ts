@@ -1,0 +1,132 @@
+/**
+ * CEL equality and ordering with heterogeneous numeric semantics: `1 == 1.0`,
+ * `1u == 1`, and `[1] == [1.0]` are true; values of different kinds are simply
+ * unequal (never an error). NaN is unequal to everything, itself included.
+ */
+import { CelType } from "../types.js";
+import { CelDuration, CelObject, CelOptional, CelTimestamp, CelUint, type CelMapKey, type CelValue } from "../values.js";
+import { CelEvalError } from "../errors.js";
+import { typeOf } from "./type-of.js";
+import { mapGet } from "./map.js";
+
+export function celEquals(a: CelValue, b: CelValue): boolean {
+  if (a === b) return typeof a !== "number" || !Number.isNaN(a);
+  switch (typeof a) {
+    case "string":
+    case "boolean":
+      return false;
+    case "bigint":
+      if (typeof b === "number") return compareIntDouble(a, b) === 0;
+      if (b instanceof CelUint) return a === b.value;
+      return false;
+    case "number":
+      if (typeof b === "number") return false; // a !== b already
+      if (typeof b === "bigint") return compareIntDouble(b, a) === 0;
+      if (b instanceof CelUint) return compareIntDouble(b.value, a) === 0;
+      return false;
+  }
+  if (a === null || b === null) return false;
+  if (a instanceof CelUint) {
+    if (b instanceof CelUint) return a.value === b.value;
+    if (typeof b === "bigint") return a.value === b;
+    if (typeof b === "number") return compareIntDouble(a.value, b) === 0;
+    return false;
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!celEquals(a[i], b[i])) return false;
+    return true;
+  }
+  if (a instanceof Map) {
+    if (!(b instanceof Map) || a.size !== b.size) return false;
+    for (const [k, v] of a as ReadonlyMap<CelMapKey, CelValue>) {
+      const other = mapGet(b as ReadonlyMap<CelMapKey, CelValue>, k);
+      if (other === undefined || !celEquals(v, other)) return false;
+    }
+    return true;
+  }
+  if (a instanceof Uint8Array) {
+    if (!(b instanceof Uint8Array) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+  if (a instanceof CelTimestamp) return b instanceof CelTimestamp && a.nanos === b.nanos;
+  if (a instanceof CelDuration) return b instanceof CelDuration && a.nanos === b.nanos;
+  if (a instanceof CelType) return b instanceof CelType && a.name === b.name;
+  if (a instanceof CelOptional) {
+    if (!(b instanceof CelOptional)) return false;
+    if (a.value === undefined || b.value === undefined) return a.value === b.value;
+    return celEquals(a.value, b.value);
+  }
+  if (a instanceof CelObject) {
+    return b instanceof CelObject && a.celType.name === b.celType.name && a.equals(b);
+  }
+  return false;
+}
+
+/**
+ * Ordering for `<`, `<=`, `>`, `>=`: -1, 0 or 1. Numbers compare across int,
+ * uint and double. Throws "no such overload" for values that have no order
+ * (CEL checks this at compile time for typed operands; dyn operands land here).
+ * A comparison involving NaN returns NaN-ish `undefined` semantics through `compareNumbers`.
+ */
+export function celCompare(a: CelValue, b: CelValue): number {
+  const ta = typeof a;
+  if (ta === "string" && typeof b === "string") return compareStrings(a as string, b);
+  if ((ta === "bigint" || ta === "number" || a instanceof CelUint) && (typeof b === "bigint" || typeof b === "number" || b instanceof CelUint)) {
+    return compareNumbers(a as bigint | number | CelUint, b as bigint | number | CelUint);
+  }
+  if (ta === "boolean" && typeof b === "boolean") return a === b ? 0 : a ? 1 : -1;
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
+  if (a instanceof CelTimestamp && b instanceof CelTimestamp) return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
+  if (a instanceof CelDuration && b instanceof CelDuration) return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
+  throw new CelEvalError(`no such overload: ${typeOf(a).toString()} < ${typeOf(b).toString()}`);
+}
+
+/** NaN compares as unordered: returns NaN so every relational operator yields false. */
+export function compareNumbers(a: bigint | number | CelUint, b: bigint | number | CelUint): number {
+  const x = a instanceof CelUint ? a.value : a;
+  const y = b instanceof CelUint ? b.value : b;
+  if (typeof x === "bigint") {
+    if (typeof y === "bigint") return x < y ? -1 : x > y ? 1 : 0;
+    return compareIntDouble(x, y);
+  }
+  if (typeof y === "bigint") return -compareIntDouble(y, x);
+  if (Number.isNaN(x) || Number.isNaN(y)) return Number.NaN;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Exact comparison of an integer with a double (no rounding of the integer). NaN → NaN. */
+export function compareIntDouble(i: bigint, d: number): number {
+  if (Number.isNaN(d)) return Number.NaN;
+  if (d === Infinity) return -1;
+  if (d === -Infinity) return 1;
+  const fd = Math.floor(d);
+  const bi = BigInt(fd);
+  if (i < bi) return -1;
+  if (i > bi) return 1;
+  return fd === d ? 0 : -1;
+}
+
+/** Code-point order (Go compares UTF-8 bytes, which orders the same), not UTF-16 unit order. */
+export function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) {
+      const xs = x >= 0xd800 && x <= 0xdfff;
+      const ys = y >= 0xd800 && y <= 0xdfff;
+      // A surrogate encodes a code point above U+FFFF, so it sorts after any BMP unit.
+      if (xs !== ys) return xs ? 1 : -1;
+      return x < y ? -1 : 1;
+    }
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}

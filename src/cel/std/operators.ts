@@ -1,0 +1,4 @@
+/** Placeholder: filled by the standard-library work. */
+import type { FunctionDecl } from "../decls.js";
+
+export const OPERATOR_FUNCTIONS: readonly FunctionDecl[] = [];

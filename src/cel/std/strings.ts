@@ -1,0 +1,4 @@
+/** Placeholder: filled by the standard-library work. */
+import type { FunctionDecl } from "../decls.js";
+
+export const STRING_FUNCTIONS: readonly FunctionDecl[] = [];
