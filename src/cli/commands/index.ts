@@ -1,0 +1,5 @@
+/** Every `celmap` subcommand, in the order `celmap --help` lists them. */
+import type { Command } from "../command.js";
+import { celCommand } from "./cel.js";
+
+export const COMMANDS: readonly Command[] = [celCommand];
