@@ -1,0 +1,375 @@
+/**
+ * Type relations used by the checker: assignability with type-parameter
+ * unification, substitution, "most general" joins and cel-go's type spelling.
+ *
+ * The rules follow cel-go's checker (`checker/types.go`) and `common/types`:
+ *
+ * - `dyn`, `any` and the error type are wildcards;
+ * - a wrapper type (`wrapper(int)`) behaves like its primitive (the two are
+ *   mutually assignable and "exactly equal") and additionally accepts `null`;
+ * - `null` is assignable to messages, opaque types, `any`, timestamps,
+ *   durations and wrappers;
+ * - all `type` types are assignable to one another;
+ * - lists, maps and opaque types unify their parameters.
+ */
+import {
+  type CelType,
+  DYN,
+  type TypeKind,
+  listType,
+  mapType,
+  opaqueType,
+  OPTIONAL_NAME,
+  typeType,
+  CelType as CelTypeClass,
+} from "./types.js";
+
+/** The kind cel-go would see: a wrapper is its primitive's kind. */
+export function kindOf(t: CelType): TypeKind {
+  return t.kind === "wrapper" ? t.params[0]!.kind : t.kind;
+}
+
+/** cel-go's run-time type name (`TypeName()`): a wrapper reports its primitive's name. */
+function typeNameOf(t: CelType): string {
+  return t.kind === "wrapper" ? t.params[0]!.name : t.name;
+}
+
+const NO_PARAMS: readonly CelType[] = [];
+
+/** Parameters as cel-go sees them (a wrapper has none). */
+function paramsOf(t: CelType): readonly CelType[] {
+  return t.kind === "wrapper" ? NO_PARAMS : t.params;
+}
+
+export function isDyn(t: CelType): boolean {
+  const k = t.kind;
+  return k === "dyn" || k === "any";
+}
+
+export function isError(t: CelType): boolean {
+  return t.kind === "error";
+}
+
+export function isDynOrError(t: CelType): boolean {
+  const k = t.kind;
+  return k === "dyn" || k === "any" || k === "error";
+}
+
+export function isOptional(t: CelType): boolean {
+  return t.kind === "opaque" && t.name === OPTIONAL_NAME;
+}
+
+/** cel-go's `IsExactType`: same kind, name and parameters (wrappers equal their primitive). */
+export function isExactType(a: CelType, b: CelType): boolean {
+  if (a === b) return true;
+  if (kindOf(a) !== kindOf(b)) return false;
+  const pa = paramsOf(a);
+  const pb = paramsOf(b);
+  if (pa.length !== pb.length || typeNameOf(a) !== typeNameOf(b)) return false;
+  for (let i = 0; i < pa.length; i++) {
+    if (!isExactType(pa[i]!, pb[i]!)) return false;
+  }
+  return true;
+}
+
+/** `common/types` `isDyn()`: dyn, any and type parameters. */
+function isDynamicTarget(t: CelType): boolean {
+  const k = t.kind;
+  return k === "dyn" || k === "any" || k === "typeParam";
+}
+
+/**
+ * `common/types` `Type.IsAssignableType`: whether `target` accepts `from`, without
+ * unification (parameters compared by the same rule).
+ */
+export function typeAccepts(target: CelType, from: CelType): boolean {
+  if (target.kind === "wrapper") {
+    // Nullable: null or the wrapped primitive (or a value that is assignable to it).
+    return acceptsNull(from) || typeAccepts(target.params[0]!, from);
+  }
+  if (target === from || isDynamicTarget(target)) return true;
+  if (kindOf(target) !== kindOf(from) || typeNameOf(target) !== typeNameOf(from)) return false;
+  const pt = paramsOf(target);
+  const pf = paramsOf(from);
+  if (pt.length !== pf.length) return false;
+  for (let i = 0; i < pt.length; i++) {
+    if (!typeAccepts(pt[i]!, pf[i]!)) return false;
+  }
+  return true;
+}
+
+/** `NullType.IsAssignableType(from)`. */
+function acceptsNull(from: CelType): boolean {
+  return from.kind === "null";
+}
+
+/** Nullable in the legacy checker's sense, or assignable from null (wrappers). */
+function isNullable(t: CelType): boolean {
+  switch (t.kind) {
+    case "opaque":
+    case "message":
+    case "any":
+    case "duration":
+    case "timestamp":
+    case "null":
+    case "wrapper":
+      return true;
+    default:
+      return isDynamicTarget(t);
+  }
+}
+
+/**
+ * Substitutions for type parameters, keyed by parameter name. Changes are
+ * journaled so a failed assignability test can be undone cheaply (cel-go copies
+ * the whole mapping instead).
+ */
+export class Mapping {
+  private readonly map = new Map<string, CelType>();
+  private readonly trail: { name: string; prev: CelType | undefined }[] = [];
+
+  find(t: CelType): CelType | undefined {
+    return t.kind === "typeParam" ? this.map.get(t.name) : undefined;
+  }
+
+  add(param: CelType, to: CelType): void {
+    this.trail.push({ name: param.name, prev: this.map.get(param.name) });
+    this.map.set(param.name, to);
+  }
+
+  mark(): number {
+    return this.trail.length;
+  }
+
+  rollback(mark: number): void {
+    while (this.trail.length > mark) {
+      const { name, prev } = this.trail.pop()!;
+      if (prev === undefined) this.map.delete(name);
+      else this.map.set(name, prev);
+    }
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** Whether `t1` is assignable to `t2`, recording substitutions in `m` (not undone on failure). */
+export function internalIsAssignable(m: Mapping, t1: CelType, t2: CelType): boolean {
+  const kind1 = t1.kind;
+  const kind2 = t2.kind;
+  if (kind2 === "typeParam") {
+    const [valid, hasSub] = isValidTypeSubstitution(m, t1, t2);
+    if (valid) return true;
+    if (hasSub) return false;
+  }
+  if (kind1 === "typeParam") {
+    return isValidTypeSubstitution(m, t2, t1)[0];
+  }
+  if (isDynOrError(t1) || isDynOrError(t2)) return true;
+  if (kind1 === "null") return isNullable(t2);
+  if (kind2 === "null") return isNullable(t1);
+  switch (kindOf(t1)) {
+    case "bool":
+    case "bytes":
+    case "double":
+    case "int":
+    case "string":
+    case "uint":
+    case "any":
+    case "duration":
+    case "timestamp":
+    case "message":
+      return typeAccepts(t2, t1);
+    case "type":
+      return kindOf(t2) === "type";
+    case "opaque":
+    case "list":
+    case "map":
+      return (
+        kind1 === kind2 && t1.name === t2.name && internalIsAssignableList(m, t1.params, t2.params)
+      );
+    default:
+      return false;
+  }
+}
+
+export function internalIsAssignableList(m: Mapping, l1: readonly CelType[], l2: readonly CelType[]): boolean {
+  if (l1.length !== l2.length) return false;
+  for (let i = 0; i < l1.length; i++) {
+    if (!internalIsAssignable(m, l1[i]!, l2[i]!)) return false;
+  }
+  return true;
+}
+
+/** Whether `t2` (a type parameter) or its substitution can stand for `t1`; binds it when free. */
+function isValidTypeSubstitution(m: Mapping, t1: CelType, t2: CelType): [valid: boolean, hasSub: boolean] {
+  if (isExactType(t1, t2)) return [true, true];
+  const sub = m.find(t2);
+  if (sub !== undefined) {
+    if (isExactType(t1, sub)) return [true, true];
+    if (internalIsAssignable(m, t1, sub)) {
+      const general = mostGeneral(t1, sub);
+      if (notReferencedIn(m, t2, general)) m.add(t2, general);
+      return [true, true];
+    }
+    return [false, true];
+  }
+  if (notReferencedIn(m, t2, t1)) {
+    m.add(t2, t1);
+    return [true, false];
+  }
+  return [false, false];
+}
+
+/** The occurs check: `t` does not appear in `within` (through substitutions). */
+function notReferencedIn(m: Mapping, t: CelType, within: CelType): boolean {
+  if (isExactType(t, within)) return false;
+  switch (within.kind) {
+    case "typeParam": {
+      const sub = m.find(within);
+      return sub === undefined ? true : notReferencedIn(m, t, sub);
+    }
+    case "opaque":
+    case "list":
+    case "map":
+    case "type":
+      for (const p of within.params) {
+        if (!notReferencedIn(m, t, p)) return false;
+      }
+      return true;
+    default:
+      return true;
+  }
+}
+
+/** Whether `t1` is equal to or less specific (closer to dyn) than `t2`. */
+export function isEqualOrLessSpecific(t1: CelType, t2: CelType): boolean {
+  if (isDyn(t1) || t1.kind === "typeParam") return true;
+  if (isDyn(t2) || t2.kind === "typeParam") return false;
+  const kind1 = kindOf(t1);
+  if (kind1 !== kindOf(t2)) return false;
+  switch (kind1) {
+    case "opaque": {
+      if (t1.name !== t2.name || t1.params.length !== t2.params.length) return false;
+      for (let i = 0; i < t1.params.length; i++) {
+        if (!isEqualOrLessSpecific(t1.params[i]!, t2.params[i]!)) return false;
+      }
+      return true;
+    }
+    case "list":
+      return isEqualOrLessSpecific(t1.params[0]!, t2.params[0]!);
+    case "map":
+      return isEqualOrLessSpecific(t1.params[0]!, t2.params[0]!) && isEqualOrLessSpecific(t1.params[1]!, t2.params[1]!);
+    case "type":
+      return true;
+    default:
+      return isExactType(t1, t2);
+  }
+}
+
+/** The more general of two types known to unify. */
+export function mostGeneral(t1: CelType, t2: CelType): CelType {
+  return isEqualOrLessSpecific(t1, t2) ? t1 : t2;
+}
+
+/**
+ * Replaces bound type parameters by their substitutions, recursively; unbound
+ * ones become `dyn` when `toDyn`. Returns `t` itself when nothing changes.
+ */
+export function substitute(m: Mapping, t: CelType, toDyn: boolean): CelType {
+  if (t.kind === "typeParam") {
+    const sub = m.find(t);
+    if (sub !== undefined) return substitute(m, sub, toDyn);
+    return toDyn ? DYN : t;
+  }
+  if (t.params.length === 0 || t.kind === "wrapper") return t;
+  switch (t.kind) {
+    case "list": {
+      const e = substitute(m, t.params[0]!, toDyn);
+      return e === t.params[0] ? t : listType(e);
+    }
+    case "map": {
+      const k = substitute(m, t.params[0]!, toDyn);
+      const v = substitute(m, t.params[1]!, toDyn);
+      return k === t.params[0] && v === t.params[1] ? t : mapType(k, v);
+    }
+    case "type": {
+      const p = substitute(m, t.params[0]!, toDyn);
+      return p === t.params[0] ? t : typeType(p);
+    }
+    case "opaque": {
+      let changed = false;
+      const ps = t.params.map((p) => {
+        const s = substitute(m, p, toDyn);
+        if (s !== p) changed = true;
+        return s;
+      });
+      return changed ? opaqueType(t.name, ...ps) : t;
+    }
+    default:
+      return t;
+  }
+}
+
+/** Replaces type parameters by name (instantiating an overload signature with fresh variables). */
+export function instantiate(t: CelType, subs: ReadonlyMap<string, CelType>): CelType {
+  if (t.kind === "typeParam") return subs.get(t.name) ?? t;
+  if (t.params.length === 0 || t.kind === "wrapper") return t;
+  let changed = false;
+  const ps = t.params.map((p) => {
+    const s = instantiate(p, subs);
+    if (s !== p) changed = true;
+    return s;
+  });
+  return changed ? new CelTypeClass(t.kind, t.name, ps) : t;
+}
+
+/** Collects type parameter names in `t` (cel-go collects from the result, then the arguments). */
+export function collectTypeParams(t: CelType, into: string[]): void {
+  if (t.kind === "typeParam") {
+    if (!into.includes(t.name)) into.push(t.name);
+    return;
+  }
+  for (const p of t.params) collectTypeParams(p, into);
+}
+
+/** cel-go's `FormatCELType`: `int`, `list(int)`, `wrapper(int)`, `timestamp`, `null`, `!error!`. */
+export function formatType(t: CelType): string {
+  switch (t.kind) {
+    case "any":
+      return "any";
+    case "duration":
+      return "duration";
+    case "timestamp":
+      return "timestamp";
+    case "error":
+      return "!error!";
+    case "null":
+      return "null";
+    case "typeParam":
+      return t.name;
+    case "wrapper":
+      return `wrapper(${t.params[0]!.name})`;
+    default:
+      break;
+  }
+  if (t.params.length === 0) return t.name;
+  return `${t.name}(${t.params.map(formatType).join(", ")})`;
+}
+
+/** cel-go's `DeclaredTypeName`: the name, or `wrapper(int)` for a wrapper. */
+export function declaredTypeName(t: CelType): string {
+  return t.kind === "wrapper" ? `wrapper(${t.params[0]!.name})` : t.name;
+}
+
+/** `(int, string)` or, for a receiver call, `int.(string)`. */
+export function formatArgTypes(args: readonly CelType[], isInstance: boolean): string {
+  let out = "";
+  let rest = args;
+  if (isInstance && args.length > 0) {
+    out = `${formatType(args[0]!)}.`;
+    rest = args.slice(1);
+  }
+  return `${out}(${rest.map(formatType).join(", ")})`;
+}
