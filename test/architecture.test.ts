@@ -1,0 +1,130 @@
+/**
+ * Layering rules, checked on the import statements of every `src/**\/*.ts` file:
+ *
+ * 1. The CEL engine (`src/cel`) is self-contained: it imports only from
+ *    `src/cel` and `@bufbuild/re2` — no other celmap module, no other package,
+ *    no Node built-ins (so it can run anywhere: browsers, workers, other hosts).
+ * 2. Code that ships (`src/`, tests excepted) imports only packages declared in
+ *    package.json `dependencies`, plus Node built-ins outside `src/cel`; never the
+ *    development-only packages (reference CEL engines, conformance data,
+ *    property-testing), which `npm ci --omit=dev` would not install.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "./support/cli.js";
+
+const SRC = join(REPO_ROOT, "src");
+const CEL = join(SRC, "cel");
+
+const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+};
+const RUNTIME_DEPS = new Set(Object.keys(pkg.dependencies ?? {}));
+/** Named in the architecture rules, whether or not package.json still lists them. */
+const DEV_ONLY = new Set([
+  "@bufbuild/cel",
+  "@bufbuild/cel-spec",
+  "@marcbachmann/cel-js",
+  "@bufbuild/protobuf",
+  "fast-check",
+  ...Object.keys(pkg.devDependencies ?? {}),
+]);
+const NODE_BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+
+interface Import {
+  readonly file: string; // relative to the repo root, with '/'
+  readonly specifier: string;
+  readonly line: number;
+}
+
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...walk(p));
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+/** Blanks out comments and string/template contents that are not import specifiers, keeping line numbers. */
+function stripComments(src: string): string {
+  return src.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (m) => m.replace(/[^\n]/g, " "));
+}
+
+const IMPORT_RE =
+  /(?:^|[;\s}])(?:import|export)\s+(?:type\s+)?(?:[\w*${}\s,]+?\s+from\s+)?["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|\brequire\s*\(\s*["']([^"']+)["']\s*\)/g;
+
+function importsOf(file: string): Import[] {
+  const text = stripComments(readFileSync(file, "utf8"));
+  const out: Import[] = [];
+  for (const m of text.matchAll(IMPORT_RE)) {
+    const specifier = m[1] ?? m[2] ?? m[3];
+    if (specifier === undefined) continue;
+    const line = text.slice(0, m.index).split("\n").length;
+    out.push({ file: relative(REPO_ROOT, file).split(sep).join("/"), specifier, line });
+  }
+  return out;
+}
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+const isTest = (file: string): boolean => /\.test\.ts$/.test(file) || /(^|\/)__tests__\//.test(file);
+const files = walk(SRC);
+const all = files.flatMap(importsOf);
+const shipped = all.filter((i) => !isTest(i.file));
+const where = (i: Import): string => `${i.file}:${i.line} imports '${i.specifier}'`;
+
+describe("architecture", () => {
+  it("finds the sources and their imports", () => {
+    expect(files.length).toBeGreaterThan(5);
+    expect(all.length).toBeGreaterThan(5);
+    // The scanner sees every import form used in this codebase.
+    const probe = importsOf(join(REPO_ROOT, "test/architecture.test.ts")).map((i) => i.specifier);
+    expect(probe).toEqual(expect.arrayContaining(["node:fs", "vitest", "./support/cli.js"]));
+  });
+
+  it("src/cel imports only src/cel and @bufbuild/re2", () => {
+    const bad = shipped
+      .filter((i) => i.file.startsWith("src/cel/"))
+      .filter((i) => {
+        if (i.specifier.startsWith(".")) {
+          const target = resolve(dirname(join(REPO_ROOT, i.file)), i.specifier);
+          return !(target === CEL || target.startsWith(CEL + sep));
+        }
+        return packageName(i.specifier) !== "@bufbuild/re2";
+      })
+      .map(where);
+    expect(bad).toEqual([]);
+  });
+
+  it("src/cel uses no Node built-ins (node:fs, node:http, ...)", () => {
+    const bad = all.filter((i) => i.file.startsWith("src/cel/") && !isTest(i.file) && NODE_BUILTINS.has(i.specifier)).map(where);
+    expect(bad).toEqual([]);
+  });
+
+  it("shipped code never imports development-only packages", () => {
+    const bad = shipped.filter((i) => !i.specifier.startsWith(".") && DEV_ONLY.has(packageName(i.specifier))).map(where);
+    expect(bad).toEqual([]);
+  });
+
+  it("every package shipped code imports is a declared runtime dependency", () => {
+    const bad = shipped
+      .filter((i) => !i.specifier.startsWith(".") && !NODE_BUILTINS.has(i.specifier))
+      .filter((i) => !RUNTIME_DEPS.has(packageName(i.specifier)))
+      .map(where);
+    expect(bad).toEqual([]);
+  });
+
+  it("relative imports use the .js suffix (NodeNext ESM)", () => {
+    const bad = all.filter((i) => i.specifier.startsWith(".") && !/\.(js|json)$/.test(i.specifier)).map(where);
+    expect(bad).toEqual([]);
+  });
+});
