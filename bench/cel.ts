@@ -1,0 +1,458 @@
+/**
+ * celmap's CEL engine against @marcbachmann/cel-js 8 and @bufbuild/cel 0.6.1,
+ * by the method of shared/spec/cel-engines.md §4:
+ *
+ * - six Kubernetes-style expressions (E1–E6) on a Deployment-like object with
+ *   50 containers and a 200-int `items` list;
+ * - inputs converted for each engine once, outside the timed loops (JSON integers
+ *   → bigint for all three; celmap's maps are `Map`s, the others get plain objects);
+ * - "compile" is the per-policy work: celmap `compile()` + `program()`,
+ *   marc `parse()` + `check()`, bufbuild `parse()` + `plan()`;
+ * - every repetition runs every (expression, engine) pair, the engines in a
+ *   rotating order, so background load hits them alike; tables show medians;
+ * - eval samples are time-boxed windows (EVAL_MS), compile samples COMPILE_N compiles.
+ *
+ * Usage: `npm run bench` (builds, then `node dist/bench/cel.js`).
+ * Environment: REPS (default 9), EVAL_MS (150), COMPILE_N (300).
+ * Prints Markdown for the README's "Benchmarks" section. Exits 0 unless an
+ * engine gives a wrong result, or with BENCH_STRICT=1 when a bar is missed.
+ */
+import { cpus, loadavg } from "node:os";
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { Environment } from "@marcbachmann/cel-js";
+import { celEnv, isCelError, isCelList, isCelMap, parse as bufParse, plan as bufPlan } from "@bufbuild/cel";
+import { cliEnv } from "../src/cli/environment.js";
+import { toCel } from "../src/cli/inputs.js";
+import type { CelValue } from "../src/cel/values.js";
+
+const REPS = envInt("REPS", 9);
+const EVAL_MS = envInt("EVAL_MS", 150);
+const COMPILE_N = envInt("COMPILE_N", 300);
+const STRICT = process.env["BENCH_STRICT"] === "1";
+
+// ---------------------------------------------------------------------------
+// Workload
+
+interface Expression {
+  readonly id: string;
+  readonly label: string;
+  readonly source: string;
+  /** The value every engine must produce, in the normalised JSON form of `normalise`. */
+  readonly expected: string;
+}
+
+/**
+ * E1–E6 reconstructed from the descriptions in cel-engines.md §4 and its
+ * "result sanity" table (E1 false, E2 true, E3 {"tier":"large","replicas":"3"},
+ * E4 "c0:registry.example.com/team/app-0:v0@prod", ..., E5 67, E6 true).
+ */
+const EXPRESSIONS: readonly Expression[] = [
+  { id: "E1", label: "label lookup", source: "object.metadata.labels['app'] == 'x'", expected: "false" },
+  {
+    id: "E2",
+    label: "map+exists (50 containers)",
+    source: "object.spec.containers.map(c, c.image).exists(i, i.startsWith('nginx'))",
+    expected: "true",
+  },
+  {
+    id: "E3",
+    label: "ternary -> map literal",
+    source:
+      "object.spec.replicas > 2 ? {'tier': 'large', 'replicas': string(object.spec.replicas)} : {'tier': 'small', 'replicas': string(object.spec.replicas)}",
+    expected: '{"tier":"large","replicas":"3"}',
+  },
+  {
+    id: "E4",
+    label: "string concat in map (50)",
+    source: "object.spec.containers.map(c, c.name + ':' + c.image + '@' + object.metadata.labels['env'])",
+    expected: JSON.stringify(
+      Array.from({ length: 50 }, (_, i) => `c${i}:${image(i)}@prod`),
+    ),
+  },
+  { id: "E5", label: "filter 200-element list", source: "size(object.items.filter(x, x % 3 == 0))", expected: "67" },
+  {
+    id: "E6",
+    label: "has() chain",
+    source:
+      "has(object.spec.template) && has(object.spec.template.metadata) && has(object.spec.template.metadata.labels)",
+    expected: "true",
+  },
+];
+
+/** Container i's image; the last one is nginx, so E2's `exists` scans the whole list. */
+function image(i: number): string {
+  return i === 49 ? "nginx:1.25" : `registry.example.com/team/app-${i}:v${i}`;
+}
+
+/** The Deployment-like object, as plain JSON (numbers are JS numbers here). */
+function benchObject(): unknown {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: {
+      name: "web",
+      namespace: "default",
+      labels: { app: "nginx", tier: "frontend", env: "prod" },
+      annotations: { "example.com/owner": "team-a" },
+    },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: "nginx" } },
+      template: { metadata: { labels: { app: "nginx" } } },
+      containers: Array.from({ length: 50 }, (_, i) => ({
+        name: `c${i}`,
+        image: image(i),
+        ports: [{ containerPort: 8000 + i, protocol: "TCP" }],
+        resources: { limits: { cpu: "100m", memory: "128Mi" } },
+      })),
+    },
+    items: Array.from({ length: 200 }, (_, i) => i),
+  };
+}
+
+/** JSON integers → bigint (what the doc's `jsonInts()` did for bufbuild and marc). */
+function jsonInts(v: unknown): unknown {
+  if (typeof v === "number") return Number.isInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return v.map(jsonInts);
+  if (v !== null && typeof v === "object") {
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, jsonInts(x)]));
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// Engines
+
+interface Engine {
+  readonly name: string;
+  /** Compiles (per-policy work) and returns an evaluator bound to the pre-converted input. */
+  compile(source: string): () => unknown;
+}
+
+function engines(): Engine[] {
+  const plain = benchObject();
+
+  const celmapEnv = cliEnv(["object"]);
+  const celmapInput: Record<string, CelValue> = { object: toCel(jsonInts(plain)) };
+  const celmap: Engine = {
+    name: "celmap",
+    compile(source) {
+      const program = celmapEnv.program(celmapEnv.compile(source));
+      return () => program.eval(celmapInput);
+    },
+  };
+
+  const marcEnv = new Environment({ homogeneousAggregateLiterals: true }).registerVariable("object", "dyn");
+  const marcInput = { object: jsonInts(plain) };
+  const marc: Engine = {
+    name: "marc",
+    compile(source) {
+      const parsed = marcEnv.parse(source);
+      const checked = parsed.check();
+      if (!checked.valid) throw checked.error ?? new Error("marc: check failed");
+      return () => parsed(marcInput);
+    },
+  };
+
+  const bufEnv = celEnv();
+  const bufInput = { object: jsonInts(plain) } as never;
+  const bufbuild: Engine = {
+    name: "bufbuild",
+    compile(source) {
+      const fn = bufPlan(bufEnv, bufParse(source));
+      return () => {
+        const r = fn(bufInput);
+        if (isCelError(r)) throw r;
+        return r;
+      };
+    },
+  };
+  return [celmap, marc, bufbuild];
+}
+
+const ENGINE_TITLES: Record<string, string> = {
+  celmap: "celmap",
+  marc: "@marcbachmann/cel-js 8.0.0",
+  bufbuild: "@bufbuild/cel 0.6.1",
+};
+
+/** Results of the three engines in one comparable form. */
+function normalise(v: unknown): string {
+  const walk = (x: unknown): unknown => {
+    if (typeof x === "bigint") return { $int: x.toString() };
+    if (Array.isArray(x)) return x.map(walk);
+    if (isCelList(x)) return [...x].map(walk);
+    if (x instanceof Map || isCelMap(x)) return Object.fromEntries([...(x as Map<unknown, unknown>)].map(([k, y]) => [String(k), walk(y)]));
+    if (x !== null && typeof x === "object" && Object.getPrototypeOf(x) === Object.prototype) {
+      return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, walk(y)]));
+    }
+    if (x !== null && typeof x === "object" && "value" in x && typeof (x as { value: unknown }).value === "bigint") {
+      return { $uint: String((x as { value: bigint }).value) };
+    }
+    return x;
+  };
+  return JSON.stringify(walk(v)).replace(/\{"\$int":"(-?\d+)"\}/g, "$1");
+}
+
+// ---------------------------------------------------------------------------
+// Measurement
+
+let sink: unknown;
+
+/** Evals per second over one window of `ms` milliseconds. */
+function evalSample(fn: () => unknown, ms: number): number {
+  let n = 0;
+  let batch = 1;
+  const start = performance.now();
+  const deadline = start + ms;
+  let now = start;
+  while (now < deadline) {
+    for (let i = 0; i < batch; i++) sink = fn();
+    n += batch;
+    now = performance.now();
+    if (batch < 1024 && now - start < ms / 50) batch *= 2;
+  }
+  return n / ((now - start) / 1000);
+}
+
+/** Microseconds per compile, over `n` compiles. */
+function compileSample(engine: Engine, source: string, n: number): number {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) sink = engine.compile(source);
+  return ((performance.now() - start) * 1000) / n;
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function geomean(xs: readonly number[]): number {
+  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+}
+
+// ---------------------------------------------------------------------------
+// Formatting
+
+function fmtRate(r: number): string {
+  if (r >= 1e6) return `${(r / 1e6).toFixed(2)}M`;
+  if (r >= 1e3) return `${(r / 1e3).toFixed(1)}k`;
+  return r.toFixed(0);
+}
+const fmtRatio = (r: number): string => `${r.toFixed(2)}x`;
+const fmtUs = (us: number): string => (us >= 100 ? us.toFixed(0) : us.toFixed(1));
+
+function table(header: readonly string[], align: readonly ("l" | "r")[], rows: readonly (readonly string[])[]): string {
+  const sepRow = align.map((a) => (a === "r" ? "---:" : "---"));
+  return [header, sepRow, ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
+
+function machine(): string {
+  let model = cpus()[0]?.model ?? "unknown CPU";
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"));
+    if (m !== null) model = m[1]!.trim();
+  } catch {
+    // not Linux: keep os.cpus()'s model
+  }
+  const load = loadavg().map((l) => l.toFixed(2)).join(" / ");
+  return `${model}, ${cpus().length} cores, Node ${process.version}, load average ${load} (1/5/15 min)`;
+}
+
+// ---------------------------------------------------------------------------
+// ReDoS: RE2 semantics mean linear-time matching
+
+function redosCheck(): { celmapMs: number; bufbuildMs: number; result: string } {
+  const input = `${"a".repeat(30)}!`;
+  const source = `s.matches('^(a+)+$')`;
+  const env = cliEnv(["s"]);
+  const program = env.program(env.compile(source));
+  const t0 = performance.now();
+  const r = program.eval({ s: input });
+  const celmapMs = performance.now() - t0;
+
+  const fn = bufPlan(celEnv(), bufParse(source));
+  const t1 = performance.now();
+  fn({ s: input } as never);
+  const bufbuildMs = performance.now() - t1;
+  return { celmapMs, bufbuildMs, result: normalise(r) };
+}
+
+// ---------------------------------------------------------------------------
+
+function main(): number {
+  const all = engines();
+  let failures = 0;
+
+  // Sanity: every engine compiles and returns the expected value for every expression.
+  const evaluators = new Map<string, () => unknown>();
+  const sanity: string[][] = [];
+  for (const e of EXPRESSIONS) {
+    const row = [`${e.id} ${e.label}`];
+    for (const engine of all) {
+      try {
+        const fn = engine.compile(e.source);
+        const got = normalise(fn());
+        const ok = got === e.expected;
+        if (!ok) failures++;
+        row.push(`${ok ? "✅" : "❌"} \`${got.slice(0, 50)}\``);
+        evaluators.set(`${engine.name}/${e.id}`, fn);
+      } catch (err) {
+        failures++;
+        row.push(`❌ ${(err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 60)}`);
+      }
+    }
+    sanity.push(row);
+  }
+
+  const evalSamples = new Map<string, number[]>();
+  const compileSamples = new Map<string, number[]>();
+  // Warm-up: one short round so the JIT has seen every path before the first sample.
+  for (const e of EXPRESSIONS) {
+    for (const engine of all) {
+      const fn = evaluators.get(`${engine.name}/${e.id}`);
+      if (fn === undefined) continue;
+      evalSample(fn, Math.min(50, EVAL_MS));
+      compileSample(engine, e.source, Math.min(50, COMPILE_N));
+    }
+  }
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const e of EXPRESSIONS) {
+      for (let k = 0; k < all.length; k++) {
+        const engine = all[(rep + k) % all.length]!;
+        const key = `${engine.name}/${e.id}`;
+        const fn = evaluators.get(key);
+        if (fn === undefined) continue;
+        push(evalSamples, key, evalSample(fn, EVAL_MS));
+        push(compileSamples, key, compileSample(engine, e.source, COMPILE_N));
+      }
+    }
+  }
+
+  const med = (m: Map<string, number[]>, key: string): number | undefined => {
+    const xs = m.get(key);
+    return xs === undefined ? undefined : median(xs);
+  };
+
+  // Eval table.
+  const evalRows: string[][] = [];
+  const ratiosCelmap: number[] = [];
+  const ratiosBuf: number[] = [];
+  const barRows: string[] = [];
+  for (const e of EXPRESSIONS) {
+    const ours = med(evalSamples, `celmap/${e.id}`);
+    const marc = med(evalSamples, `marc/${e.id}`);
+    const buf = med(evalSamples, `bufbuild/${e.id}`);
+    const rc = ours !== undefined && marc !== undefined ? ours / marc : undefined;
+    const rb = buf !== undefined && marc !== undefined ? buf / marc : undefined;
+    if (rc !== undefined) ratiosCelmap.push(rc);
+    if (rb !== undefined) ratiosBuf.push(rb);
+    if (rc === undefined || rc < 1.0) barRows.push(`${e.id} eval ${rc === undefined ? "N/A" : fmtRatio(rc)} of marc (bar: ≥ 1.00x)`);
+    evalRows.push([
+      `${e.id} ${e.label}`,
+      ours === undefined ? "N/A" : fmtRate(ours),
+      marc === undefined ? "N/A" : fmtRate(marc),
+      buf === undefined ? "N/A" : fmtRate(buf),
+      rc === undefined ? "-" : `**${fmtRatio(rc)}**`,
+      rb === undefined ? "-" : fmtRatio(rb),
+    ]);
+  }
+  const gmC = ratiosCelmap.length === EXPRESSIONS.length ? geomean(ratiosCelmap) : undefined;
+  const gmB = ratiosBuf.length > 0 ? geomean(ratiosBuf) : undefined;
+  evalRows.push(["geometric mean", "", "", "", gmC === undefined ? "-" : `**${fmtRatio(gmC)}**`, gmB === undefined ? "-" : fmtRatio(gmB)]);
+  if (gmC === undefined || gmC < 1.5) barRows.push(`eval geometric mean ${gmC === undefined ? "N/A" : fmtRatio(gmC)} of marc (bar: ≥ 1.50x)`);
+
+  // Compile table.
+  const compileRows: string[][] = [];
+  const compileRatios: number[] = [];
+  for (const e of EXPRESSIONS) {
+    const ours = med(compileSamples, `celmap/${e.id}`);
+    const marc = med(compileSamples, `marc/${e.id}`);
+    const buf = med(compileSamples, `bufbuild/${e.id}`);
+    const r = ours !== undefined && marc !== undefined ? ours / marc : undefined;
+    if (r !== undefined) compileRatios.push(r);
+    compileRows.push([
+      `${e.id} ${e.label}`,
+      ours === undefined ? "N/A" : fmtUs(ours),
+      marc === undefined ? "N/A" : fmtUs(marc),
+      buf === undefined ? "N/A" : fmtUs(buf),
+      r === undefined ? "-" : fmtRatio(r),
+    ]);
+  }
+  const gmCompile = compileRatios.length === EXPRESSIONS.length ? geomean(compileRatios) : undefined;
+  compileRows.push(["geometric mean", "", "", "", gmCompile === undefined ? "-" : fmtRatio(gmCompile)]);
+  if (gmCompile === undefined || gmCompile > 1.0) {
+    barRows.push(`compile time geometric mean ${gmCompile === undefined ? "N/A" : fmtRatio(gmCompile)} of marc's (bar: ≤ 1.00x)`);
+  }
+  for (let i = 0; i < compileRatios.length; i++) {
+    if (compileRatios[i]! > 1.0) barRows.push(`${EXPRESSIONS[i]!.id} compile ${fmtRatio(compileRatios[i]!)} of marc's time (bar: ≤ 1.00x)`);
+  }
+
+  let redos: string;
+  try {
+    const r = redosCheck();
+    const ok = r.celmapMs < 10 && r.result === "false";
+    if (!ok) barRows.push(`ReDoS check: ${r.celmapMs.toFixed(2)} ms, result ${r.result} (bar: < 10 ms, false)`);
+    redos =
+      `\`('a' * 30 + '!').matches('^(a+)+$')\`: celmap **${r.celmapMs.toFixed(2)} ms** (result \`${r.result}\`, ${ok ? "✅" : "❌"} bar < 10 ms); ` +
+      `@bufbuild/cel ${r.bufbuildMs.toFixed(2)} ms. (@marcbachmann/cel-js uses backtracking JS RegExp: 2.7 s already at 26 characters per cel-engines.md, so it is not run.)`;
+  } catch (err) {
+    barRows.push("ReDoS check failed to run");
+    redos = `ReDoS check failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+
+  const engineHeader = ["celmap", ENGINE_TITLES["marc"]!, ENGINE_TITLES["bufbuild"]!];
+  const out = [
+    `Machine: ${machine()}.`,
+    `Method: ${REPS} repetitions (median), eval window ${EVAL_MS} ms, ${COMPILE_N} compiles per sample; engines interleaved per repetition in rotating order; inputs pre-converted per engine outside the timed loops.`,
+    "",
+    "#### Eval throughput (evals/s, median; higher is better)",
+    "",
+    table(["expression", ...engineHeader, "celmap/marc", "bufbuild/marc"], ["l", "r", "r", "r", "r", "r"], evalRows),
+    "",
+    "#### Compile time (µs per expression, median; lower is better)",
+    "",
+    "Compile = celmap `compile()` + `program()`, marc `parse()` + `check()`, bufbuild `parse()` + `plan()`.",
+    "",
+    table(["expression", ...engineHeader, "celmap/marc time"], ["l", "r", "r", "r", "r"], compileRows),
+    "",
+    "#### Regular expressions (ReDoS)",
+    "",
+    redos,
+    "",
+    "#### Result check",
+    "",
+    table(["expression", ...engineHeader], ["l", "l", "l", "l"], sanity),
+    "",
+    "#### Bars",
+    "",
+    barRows.length === 0
+      ? "All bars met: celmap eval ≥ 1.0x marc on every expression, ≥ 1.5x geometric mean, compile time ≤ marc's, ReDoS < 10 ms."
+      : barRows.map((r) => `- MISSED: ${r}`).join("\n"),
+  ];
+  process.stdout.write(`${out.join("\n")}\n`);
+  if (failures > 0) {
+    process.stderr.write(`${failures} wrong or failed result(s): see "Result check".\n`);
+    return 1;
+  }
+  return STRICT && barRows.length > 0 ? 1 : 0;
+}
+
+function push(m: Map<string, number[]>, key: string, v: number): void {
+  const xs = m.get(key);
+  if (xs === undefined) m.set(key, [v]);
+  else xs.push(v);
+}
+
+function envInt(name: string, dflt: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === "") return dflt;
+  const n = Number.parseInt(v, 10);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive integer, got '${v}'`);
+  return n;
+}
+
+process.exitCode = main();
+void sink;
