@@ -102,9 +102,11 @@ export function parseCommandArgs(specs: readonly OptionSpec[], argv: readonly st
 }
 
 function parseArgsMessage(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  // Node's messages mention "To specify a positional argument starting with a '-', place it at the end of the command after '--'".
-  return msg.replace(/\. To specify a positional argument.*$/s, ".");
+  const msg = (e instanceof Error ? e.message : String(e)).replace(/\. To specify a positional argument.*$/s, ".");
+  // `-x` may be a negated expression rather than a mistyped option.
+  return /^Unknown option '-[A-Za-z]/.test(msg)
+    ? `${msg} An expression that starts with '-' and a letter must come after '--': celmap cel -- '-x'.`
+    : msg;
 }
 
 /** Help text for an option table: aligned `-s, --name <placeholder>   description` lines. */
