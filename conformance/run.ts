@@ -107,9 +107,9 @@ async function main(): Promise<number> {
     }
 
     for (const r of results) {
-      if (r.status === "fail") out(`FAIL ${r.suite}/${r.path}: ${r.message}`);
+      if (r.status === "fail") out(`FAIL ${r.suite}/${r.path}: ${clip(r.message ?? "", args.verbose)}`);
       else if (r.status === "fixed") out(`STALE ${r.suite}/${r.path}: passes but is listed as a known failure (${r.reason}); remove it from the ledger`);
-      else if (r.status === "known" && args.verbose) out(`KNOWN ${r.suite}/${r.path}: ${r.message} [${r.reason}]`);
+      else if (r.status === "known" && args.verbose) out(`KNOWN ${r.suite}/${r.path}: ${clip(r.message ?? "", true)} [${r.reason}]`);
     }
     if (args.filter === undefined) {
       for (const k of unusedLedgerEntries(suite.ledger, results.map((r) => r.path))) {
@@ -145,6 +145,12 @@ async function main(): Promise<number> {
   const c = count(everything);
   if (!args.json) out(`${c.pass} passed, ${c.fail} failed${c.known > 0 ? ` (${c.known} known, ${c.unexpected} unexpected)` : ""}`);
   return c.unexpected > 0 || c.fixed > 0 || stale > 0 ? 1 : 0;
+}
+
+/** One line per failure: newlines escaped; long messages cut unless verbose. */
+function clip(message: string, verbose: boolean): string {
+  const line = message.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t");
+  return verbose || line.length <= 400 ? line : `${line.slice(0, 400)}… (${line.length} chars; --verbose for all)`;
 }
 
 function bar(suite: Suite, results: readonly CaseResult[]): string {

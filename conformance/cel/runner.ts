@@ -72,13 +72,16 @@ function isLibrary(x: unknown): x is Library {
 /**
  * Every library exported by a module under `src/cel/ext/` (the extension
  * libraries are being written concurrently, so they are discovered rather than
- * imported by name). A module may export a library constant, or a factory taking
- * a version (`strings(version)` style): factories named in {@link LIBRARY_FACTORIES}
- * are called with the latest version.
+ * imported by name). Per module: a factory named `*Library` is called with the
+ * module's `*_LATEST_VERSION` when it exports one (else with no argument, which
+ * by convention is the latest version); exported library constants are taken
+ * too, except the pinned Kubernetes variants (`KUBERNETES_*`) and constants whose
+ * library name a factory already produced.
  *
  * TODO(ext): once src/cel/ext settles, replace discovery with explicit imports:
  *   strings (latest version), lists, sets, math, encoders, optionals, two-var
  *   comprehensions (macros "twoVar"), bindings (cel.bind), and cel.block if it appears.
+ *   Not there yet when this was written: math, encoders, bindings, block.
  */
 export async function loadExtensionLibraries(): Promise<LoadedLibraries> {
   const dir = new URL("../../src/cel/ext/", import.meta.url);
@@ -90,7 +93,7 @@ export async function loadExtensionLibraries(): Promise<LoadedLibraries> {
   } catch {
     return { libraries: [], found: [], problems: ["src/cel/ext: no such directory"] };
   }
-  // In dist/ both foo.js and (no) foo.ts exist; under vitest only .ts. Prefer one per stem.
+  // In dist/ there are only .js files; under vitest only .ts. One per stem.
   const stems = new Map<string, string>();
   for (const f of files) {
     const stem = f.replace(/\.(js|ts)$/, "");
@@ -99,7 +102,6 @@ export async function loadExtensionLibraries(): Promise<LoadedLibraries> {
   const libraries: Library[] = [];
   const found: string[] = [];
   const problems: string[] = [];
-  const seen = new Set<Library>();
   for (const [stem, f] of stems) {
     let mod: Record<string, unknown>;
     try {
@@ -108,31 +110,33 @@ export async function loadExtensionLibraries(): Promise<LoadedLibraries> {
       problems.push(`${f}: ${describeError(e)}`);
       continue;
     }
+    const names = new Set<string>();
+    const seen = new Set<unknown>();
+    const latest = Object.entries(mod).find(([n, v]) => /_LATEST_VERSION$/.test(n) && typeof v === "number")?.[1] as number | undefined;
     for (const [name, value] of Object.entries(mod)) {
-      let lib: unknown = value;
-      if (typeof value === "function" && LIBRARY_FACTORIES.has(name)) {
-        try {
-          lib = (value as (v?: number) => unknown)(LIBRARY_FACTORIES.get(name));
-        } catch (e) {
-          problems.push(`${stem}.${name}(): ${describeError(e)}`);
-          continue;
-        }
+      if (typeof value !== "function" || !/Library$/.test(name)) continue;
+      let lib: unknown;
+      try {
+        lib = latest === undefined ? (value as () => unknown)() : (value as (v: number) => unknown)(latest);
+      } catch (e) {
+        problems.push(`${stem}.${name}(): ${describeError(e)}`);
+        continue;
       }
-      if (isLibrary(lib) && !seen.has(lib)) {
-        seen.add(lib);
+      if (isLibrary(lib)) {
         libraries.push(lib);
-        found.push(`${stem}.${name}`);
+        names.add(lib.name);
+        found.push(`${stem}.${name}(${latest ?? ""})`);
       }
+    }
+    for (const [name, value] of Object.entries(mod)) {
+      if (name.startsWith("KUBERNETES_") || !isLibrary(value) || names.has(value.name) || seen.has(value)) continue;
+      seen.add(value);
+      libraries.push(value);
+      found.push(`${stem}.${name}`);
     }
   }
   return { libraries, found, problems };
 }
-
-/** Library factories and the version argument they get (the latest). */
-const LIBRARY_FACTORIES = new Map<string, number | undefined>([
-  ["strings", Number.MAX_SAFE_INTEGER],
-  ["stringsLibrary", Number.MAX_SAFE_INTEGER],
-]);
 
 // ---------------------------------------------------------------- conformance cases
 
