@@ -1,10 +1,35 @@
 /**
- * AST → evaluable {@link Program}. (Placeholder signature; owned by the evaluator work.)
+ * AST → evaluable {@link Program}: the tree is compiled once into a tree of
+ * JavaScript closures, so evaluation never walks the AST.
+ *
+ * Evaluation state is one array (the "frame"): slot 0 holds the caller's
+ * bindings, slot 1 whether they are an {@link Activation}, then one slot per
+ * variable name the expression may read (resolved at most once per evaluation,
+ * on first use) and one per comprehension variable. A program reuses its frame
+ * between evaluations, so a steady-state evaluation allocates nothing of its own.
+ *
+ * Errors are thrown as {@link CelEvalError} and caught only where CEL absorbs
+ * them: `&&`, `||`, `@not_strictly_false`, and comprehension accumulators (which,
+ * as in cel-go, may hold an error that a later `||`/`&&` step absorbs).
+ *
+ * Checked ASTs use the checker's `referenceMap` (resolved names, constants,
+ * overload ids: one statically resolved overload over non-dyn arguments is called
+ * directly). Unchecked ASTs resolve names as cel-go does at run time: `a.b.c`
+ * tries the variables `a.b.c`, `a.b`, `a` (each under the container's prefixes),
+ * longest first; and calls dispatch on the run-time types of their arguments.
  */
-import type { ParsedExpr } from "./ast.js";
+import { ACCUMULATOR, Op, type CallExpr, type ComprehensionExpr, type Expr, type ParsedExpr } from "./ast.js";
 import type { CheckedExpr } from "./checked.js";
+import { isChecked } from "./checked.js";
+import type { FunctionDecl, Impl } from "./decls.js";
 import type { Env } from "./env.js";
-import type { CelValue } from "./values.js";
+import { CelEvalError } from "./errors.js";
+import { formatKey, hasField, indexValue, inList, inMap, optIndex, optSelect, selectField } from "./runtime/access.js";
+import { candidatesOf, noSuchOverload, selectOverload, type Candidate } from "./runtime/dispatch.js";
+import { celEquals } from "./runtime/equality.js";
+import { isMapKey, mapHas } from "./runtime/map.js";
+import { BUILTIN_TYPE_NAMES, CelType, DYN, OPTIONAL_NAME, type CelType as CelTypeT } from "./types.js";
+import { CelOptional, CelUint, type CelMapKey, type CelValue } from "./values.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
@@ -16,6 +41,1078 @@ export interface Program {
   eval(vars?: Activation | Readonly<Record<string, CelValue>>): CelValue;
 }
 
+// biome-ignore lint: the frame holds values of every kind.
+type Frame = any[];
+type Ev = (f: Frame) => CelValue;
+
+/** Marks a variable slot not yet resolved in this evaluation. */
+const UNRESOLVED: unknown = Symbol("unresolved");
+const BINDINGS = 0;
+const IS_ACTIVATION = 1;
+const FIRST_SLOT = 2;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const OPTIONAL_TYPE = new CelType("opaque", OPTIONAL_NAME, [DYN]);
+const EMPTY: Record<string, CelValue> = Object.freeze({}) as Record<string, CelValue>;
+
 export function plan(ast: ParsedExpr | CheckedExpr, env: Env): Program {
-  throw new Error(`planner not implemented ${ast.sourceInfo.text} ${env.container}`);
+  const p = new Planner(env, isChecked(ast) ? ast : undefined);
+  const root = p.expr(ast.expr);
+  return new CompiledProgram(root, p.varSlots, p.nextSlot);
+}
+
+class CompiledProgram implements Program {
+  private frame: Frame | null;
+  private readonly varSlots: readonly number[];
+  constructor(
+    private readonly root: Ev,
+    varSlots: ReadonlyMap<string, number>,
+    private readonly size: number,
+  ) {
+    this.varSlots = [...varSlots.values()];
+    this.frame = new Array(size).fill(UNRESOLVED);
+  }
+
+  eval(vars?: Activation | Readonly<Record<string, CelValue>>): CelValue {
+    let f = this.frame;
+    // A re-entrant evaluation (an Activation evaluating this program) gets its own frame.
+    if (f === null) f = new Array(this.size).fill(UNRESOLVED);
+    else this.frame = null;
+    const b = vars ?? EMPTY;
+    f[BINDINGS] = b;
+    f[IS_ACTIVATION] = typeof (b as Activation).resolve === "function";
+    const slots = this.varSlots;
+    for (let i = 0; i < slots.length; i++) f[slots[i]!] = UNRESOLVED;
+    try {
+      return this.root(f);
+    } finally {
+      f[BINDINGS] = undefined;
+      this.frame = f;
+    }
+  }
+}
+
+/** The bound value of a variable, or undefined (cached in its slot). */
+function loadVar(f: Frame, slot: number, name: string): CelValue | undefined {
+  const b = f[BINDINGS];
+  let v: CelValue | undefined;
+  if (f[IS_ACTIVATION] === true) v = (b as Activation).resolve(name);
+  else v = hasOwn.call(b, name) ? (b as Record<string, CelValue>)[name] : undefined;
+  if (v !== undefined) f[slot] = v;
+  return v;
+}
+
+function noSuchAttribute(names: string): CelEvalError {
+  return new CelEvalError(`no such attribute(s): ${names}`);
+}
+
+function readVar(slot: number, name: string): Ev {
+  const missing = name;
+  return (f) => {
+    const v = f[slot];
+    if (v !== UNRESOLVED) return v;
+    const r = loadVar(f, slot, name);
+    if (r === undefined) throw noSuchAttribute(missing);
+    return r;
+  };
+}
+
+const NO_OVERLOAD_LOGIC = "no such overload";
+
+interface Local {
+  readonly slot: number;
+  /** Accumulators may hold an error value (stored as the CelEvalError); reading rethrows it. */
+  readonly accu: boolean;
+}
+
+/** One way to read a (possibly qualified) name: a variable or constant plus field selections. */
+interface NameCandidate {
+  readonly names: readonly string[];
+  readonly fields: readonly string[];
+}
+
+class Planner {
+  readonly varSlots = new Map<string, number>();
+  nextSlot = FIRST_SLOT;
+  private readonly scopes: Map<string, Local>[] = [];
+  private readonly refs: CheckedExpr["referenceMap"] | undefined;
+  private readonly types: CheckedExpr["typeMap"] | undefined;
+  private readonly candidateCache = new Map<string, Candidate[]>();
+
+  constructor(
+    private readonly env: Env,
+    checked: CheckedExpr | undefined,
+  ) {
+    this.refs = checked?.referenceMap;
+    this.types = checked?.typeMap;
+  }
+
+  expr(e: Expr): Ev {
+    switch (e.kind) {
+      case "const": {
+        const c = e.value;
+        const v: CelValue = c.kind === "null" ? null : c.kind === "uint" ? uintOf(c.value) : c.value;
+        return () => v;
+      }
+      case "ident":
+        return this.ident(e.id, e.name);
+      case "select":
+        return this.select(e);
+      case "call":
+        return this.call(e);
+      case "list":
+        return this.list(e.elements, e.optionalIndices);
+      case "map":
+        return this.map(e);
+      case "struct":
+        return this.struct(e);
+      case "comprehension":
+        return this.comprehension(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ names
+
+  private lookupLocal(name: string): Local | undefined {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const l = this.scopes[i]!.get(name);
+      if (l !== undefined) return l;
+    }
+    return undefined;
+  }
+
+  private slotOf(name: string): number {
+    let s = this.varSlots.get(name);
+    if (s === undefined) {
+      s = this.nextSlot++;
+      this.varSlots.set(name, s);
+    }
+    return s;
+  }
+
+  private readLocal(l: Local): Ev {
+    const slot = l.slot;
+    if (!l.accu) return (f) => f[slot];
+    return (f) => {
+      const v = f[slot];
+      if (v instanceof CelEvalError) throw v;
+      return v;
+    };
+  }
+
+  /** A name that is not a variable: a type name or a provider constant (enum value). */
+  private staticIdent(name: string): { value: CelValue } | undefined {
+    const builtin = BUILTIN_TYPE_NAMES.get(name);
+    if (builtin !== undefined) return { value: builtin };
+    if (name === OPTIONAL_NAME) return { value: OPTIONAL_TYPE };
+    const provider = this.env.typeProvider;
+    if (provider === undefined) return undefined;
+    const c = provider.findIdent?.(name);
+    if (c !== undefined) return { value: c.value };
+    const t = provider.findType(name);
+    if (t !== undefined) return { value: t };
+    return undefined;
+  }
+
+  /** cel-go's container resolution: `a.b` in container `x.y` → `x.y.a.b`, `x.a.b`, `a.b`. */
+  private candidateNames(name: string): string[] {
+    if (name.startsWith(".")) return [name.slice(1)];
+    const out: string[] = [];
+    let c = this.env.container;
+    while (c !== "") {
+      out.push(`${c}.${name}`);
+      const i = c.lastIndexOf(".");
+      c = i < 0 ? "" : c.slice(0, i);
+    }
+    out.push(name);
+    return out;
+  }
+
+  private ident(id: number, name: string): Ev {
+    const ref = this.refs?.get(id);
+    if (ref !== undefined) {
+      if (ref.value !== undefined) {
+        const v = ref.value;
+        return () => v;
+      }
+      const refName = ref.name ?? name;
+      if (!refName.startsWith(".")) {
+        const local = this.lookupLocal(refName);
+        if (local !== undefined) return this.readLocal(local);
+      }
+      return this.globalName(refName.startsWith(".") ? refName.slice(1) : refName);
+    }
+    if (!name.startsWith(".")) {
+      const local = this.lookupLocal(name);
+      if (local !== undefined) return this.readLocal(local);
+    }
+    if (this.refs !== undefined) return this.globalName(name.startsWith(".") ? name.slice(1) : name);
+    return this.resolveNames([{ names: this.candidateNames(name), fields: [] }]);
+  }
+
+  /** A fully resolved global name (checked ASTs). */
+  private globalName(name: string): Ev {
+    if (!this.env.variables.has(name)) {
+      const s = this.staticIdent(name);
+      if (s !== undefined) {
+        const v = s.value;
+        return () => v;
+      }
+    }
+    return readVar(this.slotOf(name), name);
+  }
+
+  /**
+   * Run-time resolution among candidate names (unchecked ASTs): the first bound
+   * variable wins, else a type name or constant when no fields remain to select.
+   */
+  private resolveNames(cands: readonly NameCandidate[]): Ev {
+    if (cands.length === 1 && cands[0]!.names.length === 1 && cands[0]!.fields.length === 0) {
+      const name = cands[0]!.names[0]!;
+      const s = this.staticIdent(name);
+      const slot = this.slotOf(name);
+      if (s === undefined) return readVar(slot, name);
+      const sv = s.value;
+      return (f) => {
+        const v = f[slot];
+        if (v !== UNRESOLVED) return v;
+        return loadVar(f, slot, name) ?? sv;
+      };
+    }
+    interface Step {
+      readonly slot: number;
+      readonly name: string;
+      readonly fields: readonly string[];
+      readonly staticValue: CelValue | undefined;
+    }
+    const steps: Step[] = [];
+    for (const c of cands) {
+      for (const name of c.names) {
+        const s = c.fields.length === 0 ? this.staticIdent(name) : undefined;
+        steps.push({ slot: this.slotOf(name), name, fields: c.fields, staticValue: s?.value });
+      }
+    }
+    const missing = cands[0]!.names.join(", ");
+    return (f) => {
+      for (let i = 0; i < steps.length; i++) {
+        const st = steps[i]!;
+        let v = f[st.slot];
+        if (v === UNRESOLVED) v = loadVar(f, st.slot, st.name);
+        if (v !== undefined && v !== UNRESOLVED) {
+          for (let j = 0; j < st.fields.length; j++) v = selectField(v, st.fields[j]!);
+          return v;
+        }
+        if (st.staticValue !== undefined) return st.staticValue;
+      }
+      throw noSuchAttribute(missing);
+    };
+  }
+
+  /** `a.b.c` as a list of names when it is a chain of selections on a non-local identifier. */
+  private qualifiedChain(e: Expr): string[] | undefined {
+    const fields: string[] = [];
+    let cur = e;
+    while (cur.kind === "select" && !cur.testOnly) {
+      fields.push(cur.field);
+      cur = cur.operand;
+    }
+    if (cur.kind !== "ident") return undefined;
+    if (!cur.name.startsWith(".") && this.lookupLocal(cur.name) !== undefined) return undefined;
+    if (this.refs?.get(cur.id)?.value !== undefined) return undefined;
+    fields.push(cur.name);
+    return fields.reverse();
+  }
+
+  // ------------------------------------------------------------------ select
+
+  private select(e: Extract<Expr, { kind: "select" }>): Ev {
+    const ref = this.refs?.get(e.id);
+    if (ref !== undefined && !e.testOnly && (ref.name !== undefined || ref.value !== undefined)) {
+      return this.ident(e.id, ref.name ?? e.field);
+    }
+    const field = e.field;
+    if (e.testOnly) {
+      const op = this.expr(e.operand);
+      return (f) => {
+        const o = op(f);
+        if (o instanceof Map) return o.has(field);
+        return hasField(o, field);
+      };
+    }
+    if (this.refs === undefined) {
+      const chain = this.qualifiedChain(e);
+      if (chain !== undefined) {
+        const cands: NameCandidate[] = [];
+        for (let k = chain.length; k >= 1; k--) {
+          cands.push({ names: this.candidateNames(chain.slice(0, k).join(".")), fields: chain.slice(k) });
+        }
+        return this.resolveNames(cands);
+      }
+    }
+    const op = this.expr(e.operand);
+    return (f) => {
+      const o = op(f);
+      if (o instanceof Map) {
+        const v = o.get(field);
+        if (v !== undefined) return v;
+      }
+      return selectField(o, field);
+    };
+  }
+
+  // ------------------------------------------------------------------ literals
+
+  private list(elements: readonly Expr[], optionalIndices: readonly number[]): Ev {
+    const els = elements.map((x) => this.expr(x));
+    const n = els.length;
+    if (optionalIndices.length > 0) {
+      const opt = new Set(optionalIndices);
+      const isOpt = els.map((_, i) => opt.has(i));
+      return (f) => {
+        const out: CelValue[] = [];
+        for (let i = 0; i < n; i++) {
+          const v = els[i]!(f);
+          if (isOpt[i]) {
+            if (!(v instanceof CelOptional)) {
+              throw new CelEvalError(`cannot initialize optional list element from non-optional value ${String(v)}`);
+            }
+            if (v.value !== undefined) out.push(v.value);
+          } else out.push(v);
+        }
+        return out;
+      };
+    }
+    if (elements.every((x) => x.kind === "const")) {
+      const v = Object.freeze(els.map((ev) => ev([])));
+      return () => v;
+    }
+    if (n === 1) {
+      const a = els[0]!;
+      return (f) => [a(f)];
+    }
+    if (n === 2) {
+      const a = els[0]!;
+      const b = els[1]!;
+      return (f) => [a(f), b(f)];
+    }
+    return (f) => {
+      const out = new Array<CelValue>(n);
+      for (let i = 0; i < n; i++) out[i] = els[i]!(f);
+      return out;
+    };
+  }
+
+  private map(e: Extract<Expr, { kind: "map" }>): Ev {
+    const keys = e.entries.map((x) => this.expr(x.key));
+    const vals = e.entries.map((x) => this.expr(x.value));
+    const opts = e.entries.map((x) => x.optional);
+    const n = keys.length;
+    const build: Ev = (f) => {
+      const m = new Map<CelMapKey, CelValue>();
+      for (let i = 0; i < n; i++) {
+        const k = keys[i]!(f);
+        let v = vals[i]!(f);
+        if (!isMapKey(k)) throw new CelEvalError("unsupported key type");
+        if (opts[i]) {
+          if (!(v instanceof CelOptional)) {
+            throw new CelEvalError(`cannot initialize optional entry '${String(k)}' from non-optional value ${String(v)}`);
+          }
+          if (v.value === undefined) continue;
+          v = v.value;
+        }
+        if (m.size > 0 && mapHas(m, k)) throw new CelEvalError("Failed with repeated key");
+        m.set(k, v);
+      }
+      return m;
+    };
+    if (e.entries.every((x) => x.key.kind === "const" && x.value.kind === "const" && !x.optional)) {
+      // Constant maps are built once (and still report bad keys at evaluation).
+      let cached: CelValue | undefined;
+      let err: unknown;
+      try {
+        cached = build([]);
+      } catch (x) {
+        err = x;
+      }
+      return () => {
+        if (cached === undefined) throw err;
+        return cached;
+      };
+    }
+    return build;
+  }
+
+  private struct(e: Extract<Expr, { kind: "struct" }>): Ev {
+    const provider = this.env.typeProvider;
+    const typeName = this.resolveTypeName(e.id, e.typeName);
+    const names = e.fields.map((x) => x.field);
+    const vals = e.fields.map((x) => this.expr(x.value));
+    const opts = e.fields.map((x) => x.optional);
+    return (f) => {
+      const fields = new Map<string, CelValue>();
+      for (let i = 0; i < names.length; i++) {
+        let v = vals[i]!(f);
+        if (opts[i]) {
+          if (!(v instanceof CelOptional)) {
+            throw new CelEvalError(`cannot initialize optional entry '${names[i]!}' from non-optional value ${String(v)}`);
+          }
+          if (v.value === undefined) {
+            fields.delete(names[i]!);
+            continue;
+          }
+          v = v.value;
+        }
+        fields.set(names[i]!, v);
+      }
+      if (provider === undefined) throw new CelEvalError(`unknown type: ${typeName}`);
+      return provider.newValue(typeName, fields);
+    };
+  }
+
+  private resolveTypeName(id: number, written: string): string {
+    const ref = this.refs?.get(id);
+    if (ref?.name !== undefined) return ref.name.startsWith(".") ? ref.name.slice(1) : ref.name;
+    const t = this.types?.get(id);
+    if (t !== undefined && (t.kind === "message" || t.kind === "wrapper" || t.kind === "opaque")) return t.name;
+    const provider = this.env.typeProvider;
+    for (const c of this.candidateNames(written)) {
+      if (provider?.findType(c) !== undefined) return c;
+    }
+    return written.startsWith(".") ? written.slice(1) : written;
+  }
+
+  // ------------------------------------------------------------------ comprehensions
+
+  private comprehension(e: ComprehensionExpr): Ev {
+    const range = this.expr(e.iterRange);
+    const init = this.expr(e.accuInit);
+    const accuSlot = this.nextSlot++;
+    const iterSlot = this.nextSlot++;
+    const iter2Slot = e.iterVar2 !== undefined ? this.nextSlot++ : -1;
+
+    // accuInit sees the enclosing scope only; the loop sees the iteration variables and the accumulator.
+    const scope = new Map<string, Local>();
+    scope.set(e.iterVar, { slot: iterSlot, accu: false });
+    if (e.iterVar2 !== undefined) scope.set(e.iterVar2, { slot: iter2Slot, accu: false });
+    scope.set(e.accuVar, { slot: accuSlot, accu: true });
+    this.scopes.push(scope);
+    try {
+      const fast = this.fastComprehension(e, range, iterSlot, iter2Slot);
+      if (fast !== undefined) return fast;
+      const cond = this.expr(e.loopCondition);
+      const step = this.expr(e.loopStep);
+      // The result sees only the accumulator (cel-go scoping), but sharing the scope is harmless:
+      // the parser never lets the result name the iteration variables of its own comprehension.
+      const result = this.expr(e.result);
+      const condTrue = e.loopCondition.kind === "const" && e.loopCondition.value.kind === "bool" && e.loopCondition.value.value;
+      const two = iter2Slot >= 0;
+      return (f) => {
+        const r = range(f);
+        let accu: CelValue | CelEvalError;
+        try {
+          accu = init(f);
+        } catch (x) {
+          if (!(x instanceof CelEvalError)) throw x;
+          accu = x;
+        }
+        f[accuSlot] = accu;
+        const body = (): boolean => {
+          if (!condTrue) {
+            const c = cond(f);
+            if (c === false) return false;
+          }
+          try {
+            f[accuSlot] = step(f);
+          } catch (x) {
+            if (!(x instanceof CelEvalError)) throw x;
+            f[accuSlot] = x;
+          }
+          return true;
+        };
+        if (Array.isArray(r)) {
+          for (let i = 0; i < r.length; i++) {
+            if (two) {
+              f[iterSlot] = BigInt(i);
+              f[iter2Slot] = r[i];
+            } else f[iterSlot] = r[i];
+            if (!body()) break;
+          }
+        } else if (r instanceof Map) {
+          for (const [k, v] of r as ReadonlyMap<CelMapKey, CelValue>) {
+            f[iterSlot] = k;
+            if (two) f[iter2Slot] = v;
+            if (!body()) break;
+          }
+        } else {
+          throw rangeError(r, two);
+        }
+        return result(f);
+      };
+    } finally {
+      this.scopes.pop();
+    }
+  }
+
+  /**
+   * Tight loops for the standard macro shapes (all, exists, map, filter,
+   * transformList/Map), with the same results and error absorption as the
+   * general fold but without per-iteration accumulator bookkeeping, and with
+   * list/map accumulators built in place instead of copied per step.
+   */
+  private fastComprehension(e: ComprehensionExpr, range: Ev, iterSlot: number, iter2Slot: number): Ev | undefined {
+    const accu = e.accuVar;
+    const isAccu = (x: Expr): boolean => x.kind === "ident" && x.name === accu;
+    const call = (x: Expr, fn: string, n: number): x is CallExpr =>
+      x.kind === "call" && x.fn === fn && x.target === undefined && x.args.length === n;
+    if (!isAccu(e.result)) return undefined;
+    const init = e.accuInit;
+    const cond = e.loopCondition;
+    const step = e.loopStep;
+    const two = iter2Slot >= 0;
+    const iterate = (f: Frame, each: (f: Frame) => boolean): void => {
+      const r = range(f);
+      if (Array.isArray(r)) {
+        for (let i = 0; i < r.length; i++) {
+          if (two) {
+            f[iterSlot] = BigInt(i);
+            f[iter2Slot] = r[i];
+          } else f[iterSlot] = r[i];
+          if (!each(f)) return;
+        }
+      } else if (r instanceof Map) {
+        for (const [k, v] of r as ReadonlyMap<CelMapKey, CelValue>) {
+          f[iterSlot] = k;
+          if (two) f[iter2Slot] = v;
+          if (!each(f)) return;
+        }
+      } else throw rangeError(r, two);
+    };
+
+    // exists: init false, cond @not_strictly_false(!accu), step accu || P.
+    // all:    init true,  cond @not_strictly_false(accu),  step accu && P.
+    if (init.kind === "const" && init.value.kind === "bool" && call(cond, Op.notStrictlyFalse, 1)) {
+      const isExists = init.value.value === false;
+      const condArg = cond.args[0]!;
+      const condOk = isExists ? call(condArg, Op.not, 1) && isAccu(condArg.args[0]!) : isAccu(condArg);
+      const op = isExists ? Op.logicalOr : Op.logicalAnd;
+      if (condOk && call(step, op, 2) && isAccu(step.args[0]!) && !mentions(step.args[1]!, accu)) {
+        const pred = this.expr(step.args[1]!);
+        const stop = isExists; // exists stops on true, all stops on false
+        return (f) => {
+          let err: unknown;
+          let done = false;
+          iterate(f, (fr) => {
+            let v: CelValue;
+            try {
+              v = pred(fr);
+            } catch (x) {
+              if (!(x instanceof CelEvalError)) throw x;
+              err ??= x;
+              return true;
+            }
+            if (v === stop) {
+              done = true;
+              return false;
+            }
+            if (v !== !stop) err ??= new CelEvalError(NO_OVERLOAD_LOGIC);
+            return true;
+          });
+          if (done) return stop;
+          if (err !== undefined) throw err;
+          return !stop;
+        };
+      }
+    }
+
+    const condTrue = cond.kind === "const" && cond.value.kind === "bool" && cond.value.value;
+    if (!condTrue) return undefined;
+
+    // map/filter/transformList: init [], step accu + [E] or C ? accu + [E] : accu.
+    if (init.kind === "list" && init.elements.length === 0) {
+      let c: Expr | undefined;
+      let add: Expr = step;
+      if (call(step, Op.conditional, 3) && isAccu(step.args[2]!)) {
+        c = step.args[0]!;
+        add = step.args[1]!;
+      }
+      if (
+        call(add, Op.add, 2) &&
+        isAccu(add.args[0]!) &&
+        add.args[1]!.kind === "list" &&
+        add.args[1]!.elements.length === 1 &&
+        add.args[1]!.optionalIndices.length === 0 &&
+        !mentions(add.args[1]!, accu) &&
+        (c === undefined || !mentions(c, accu))
+      ) {
+        const elem = this.expr(add.args[1]!.elements[0]!);
+        const pred = c === undefined ? undefined : this.expr(c);
+        if (pred === undefined) {
+          return (f) => {
+            const out: CelValue[] = [];
+            let err: unknown;
+            iterate(f, (fr) => {
+              try {
+                const v = elem(fr);
+                if (err === undefined) out.push(v);
+              } catch (x) {
+                if (!(x instanceof CelEvalError)) throw x;
+                err ??= x; // `error + [x]` keeps the first error
+              }
+              return true;
+            });
+            if (err !== undefined) throw err;
+            return out;
+          };
+        }
+        return (f) => {
+          const out: CelValue[] = [];
+          let err: unknown;
+          iterate(f, (fr) => {
+            let cv: CelValue;
+            try {
+              cv = pred(fr);
+            } catch (x) {
+              if (!(x instanceof CelEvalError)) throw x;
+              err = x; // the conditional's own error replaces the accumulator
+              return true;
+            }
+            if (cv !== true && cv !== false) {
+              err = new CelEvalError(NO_OVERLOAD_LOGIC);
+              return true;
+            }
+            if (cv && err === undefined) {
+              try {
+                out.push(elem(fr));
+              } catch (x) {
+                if (!(x instanceof CelEvalError)) throw x;
+                err = x;
+              }
+            }
+            return true;
+          });
+          if (err !== undefined) throw err;
+          return out;
+        };
+      }
+    }
+
+    // transformMap: init {}, step cel.@mapInsert(accu, K, V) or C ? … : accu.
+    if (init.kind === "map" && init.entries.length === 0) {
+      let c: Expr | undefined;
+      let ins: Expr = step;
+      if (call(step, Op.conditional, 3) && isAccu(step.args[2]!)) {
+        c = step.args[0]!;
+        ins = step.args[1]!;
+      }
+      if (
+        call(ins, MAP_INSERT, 3) &&
+        isAccu(ins.args[0]!) &&
+        !mentions(ins.args[1]!, accu) &&
+        !mentions(ins.args[2]!, accu) &&
+        (c === undefined || !mentions(c, accu))
+      ) {
+        const kEv = this.expr(ins.args[1]!);
+        const vEv = this.expr(ins.args[2]!);
+        const pred = c === undefined ? undefined : this.expr(c);
+        return (f) => {
+          const out = new Map<CelMapKey, CelValue>();
+          let err: unknown;
+          iterate(f, (fr) => {
+            if (pred !== undefined) {
+              let cv: CelValue;
+              try {
+                cv = pred(fr);
+              } catch (x) {
+                if (!(x instanceof CelEvalError)) throw x;
+                err = x;
+                return true;
+              }
+              if (cv !== true && cv !== false) {
+                err = new CelEvalError(NO_OVERLOAD_LOGIC);
+                return true;
+              }
+              if (!cv) return true;
+            }
+            if (err !== undefined) return true;
+            try {
+              const k = kEv(fr);
+              const v = vEv(fr);
+              mapInsertInPlace(out, k, v);
+            } catch (x) {
+              if (!(x instanceof CelEvalError)) throw x;
+              err = x;
+            }
+            return true;
+          });
+          if (err !== undefined) throw err;
+          return out;
+        };
+      }
+    }
+    return undefined;
+  }
+
+  // ------------------------------------------------------------------ calls
+
+  private call(e: CallExpr): Ev {
+    const fn = e.fn;
+    if (e.target === undefined) {
+      switch (fn) {
+        case Op.logicalAnd:
+          if (e.args.length === 2) return this.logical(e, false);
+          break;
+        case Op.logicalOr:
+          if (e.args.length === 2) return this.logical(e, true);
+          break;
+        case Op.conditional:
+          if (e.args.length === 3) return this.conditional(e);
+          break;
+        case Op.notStrictlyFalse: {
+          if (e.args.length !== 1) break;
+          const a = this.expr(e.args[0]!);
+          return (f) => {
+            try {
+              return a(f) !== false;
+            } catch (x) {
+              if (x instanceof CelEvalError) return true;
+              throw x;
+            }
+          };
+        }
+        case Op.not: {
+          if (e.args.length !== 1 || this.userOverloads(fn, ["logical_not"])) break;
+          const a = this.expr(e.args[0]!);
+          return (f) => {
+            const v = a(f);
+            if (v === true) return false;
+            if (v === false) return true;
+            throw noSuchOverload(fn, [v]);
+          };
+        }
+        case Op.equals:
+        case Op.notEquals:
+          if (e.args.length === 2 && !this.userOverloads(fn, ["equals", "not_equals"])) return this.equality(e);
+          break;
+        case Op.index:
+          if (e.args.length === 2 && !this.userOverloads(fn, ["index_list", "index_map", "index_message", "optional_list_index_int", "optional_map_index_value"])) {
+            const a = this.expr(e.args[0]!);
+            const b = this.expr(e.args[1]!);
+            return (f) => {
+              const o = a(f);
+              const i = b(f);
+              if (o instanceof Map && typeof i === "string") {
+                const v = o.get(i);
+                if (v !== undefined) return v;
+              }
+              return indexValue(o, i);
+            };
+          }
+          break;
+        case Op.optIndex:
+          if (e.args.length === 2) {
+            const a = this.expr(e.args[0]!);
+            const b = this.expr(e.args[1]!);
+            return (f) => optIndex(a(f), b(f));
+          }
+          break;
+        case Op.optSelect:
+          if (e.args.length === 2 && e.args[1]!.kind === "const" && e.args[1]!.value.kind === "string") {
+            const a = this.expr(e.args[0]!);
+            const field = e.args[1]!.value.value;
+            return (f) => optSelect(a(f), field);
+          }
+          break;
+        case Op.in:
+          if (e.args.length === 2 && !this.userOverloads(fn, ["in_list", "in_map", "in_message", "in"])) {
+            const a = this.expr(e.args[0]!);
+            const b = this.expr(e.args[1]!);
+            return (f) => {
+              const x = a(f);
+              const c = b(f);
+              if (Array.isArray(c)) return inList(x, c);
+              if (c instanceof Map) return inMap(x, c as ReadonlyMap<CelMapKey, CelValue>);
+              throw noSuchOverload(fn, [x, c]);
+            };
+          }
+          break;
+      }
+    } else if ((fn === "or" || fn === "orValue") && e.args.length === 1) {
+      const special = this.optionalOr(e);
+      if (special !== undefined) return special;
+    }
+    return this.functionCall(e);
+  }
+
+  /** Whether a library declares overloads of an operator beyond the standard ones (then dispatch normally). */
+  private userOverloads(fn: string, standard: readonly string[]): boolean {
+    const decl = this.env.functions.get(fn);
+    if (decl === undefined) return false;
+    return decl.overloads.some((o) => !standard.includes(o.id) && o.impl !== undefined);
+  }
+
+  private logical(e: CallExpr, isOr: boolean): Ev {
+    const a = this.expr(e.args[0]!);
+    const b = this.expr(e.args[1]!);
+    const short = isOr; // the value that decides: true for ||, false for &&
+    return (f) => {
+      let err: unknown;
+      try {
+        const l = a(f);
+        if (l === short) return short;
+        if (l !== !short) err = new CelEvalError(NO_OVERLOAD_LOGIC);
+      } catch (x) {
+        if (!(x instanceof CelEvalError)) throw x;
+        err = x;
+      }
+      let r: CelValue;
+      try {
+        r = b(f);
+      } catch (x) {
+        if (!(x instanceof CelEvalError)) throw x;
+        throw err ?? x;
+      }
+      if (r === short) return short;
+      if (err !== undefined) throw err;
+      if (r !== !short) throw new CelEvalError(NO_OVERLOAD_LOGIC);
+      return !short;
+    };
+  }
+
+  private conditional(e: CallExpr): Ev {
+    const c = this.expr(e.args[0]!);
+    const t = this.expr(e.args[1]!);
+    const o = this.expr(e.args[2]!);
+    return (f) => {
+      const v = c(f);
+      if (v === true) return t(f);
+      if (v === false) return o(f);
+      throw new CelEvalError(NO_OVERLOAD_LOGIC);
+    };
+  }
+
+  private equality(e: CallExpr): Ev {
+    const neg = e.fn === Op.notEquals;
+    const [x, y] = e.args as [Expr, Expr];
+    const constOf = (z: Expr): CelValue | undefined =>
+      z.kind === "const" && (z.value.kind === "string" || z.value.kind === "bool") ? z.value.value : undefined;
+    const cy = constOf(y);
+    const cx = constOf(x);
+    if (cy !== undefined || cx !== undefined) {
+      // A string or bool equals only the identical string or bool.
+      const c = (cy ?? cx)!;
+      const other = this.expr(cy !== undefined ? x : y);
+      return neg ? (f) => other(f) !== c : (f) => other(f) === c;
+    }
+    const a = this.expr(x);
+    const b = this.expr(y);
+    return neg ? (f) => !celEquals(a(f), b(f)) : (f) => celEquals(a(f), b(f));
+  }
+
+  /** `opt.or(x)` / `opt.orValue(x)` short-circuit: `x` is evaluated only when `opt` is none. */
+  private optionalOr(e: CallExpr): Ev | undefined {
+    const ids = this.refs?.get(e.id)?.overloadIds;
+    const optIds = e.fn === "or" ? "optional_or_optional" : "optional_orValue_value";
+    if (ids !== undefined && !(ids.length === 1 && ids[0] === optIds)) return undefined;
+    const decl = this.env.functions.get(e.fn);
+    if (decl === undefined || !decl.overloads.some((o) => o.id === optIds)) return undefined;
+    const target = this.expr(e.target!);
+    const arg = this.expr(e.args[0]!);
+    const isOr = e.fn === "or";
+    const cands = candidatesOf(decl.overloads.filter((o) => o.member && o.params.length === 2));
+    return (f) => {
+      const t = target(f);
+      if (t instanceof CelOptional) {
+        if (t.value !== undefined) return isOr ? t : t.value;
+        const v = arg(f);
+        if (isOr && !(v instanceof CelOptional)) throw noSuchOverload(e.fn, [t, v]);
+        return v;
+      }
+      const v = arg(f);
+      return selectOverload(e.fn, cands, [t, v]).impl!(t, v);
+    };
+  }
+
+  /** Candidate function name for a receiver call `a.b.f(x)` read as the namespaced `a.b.f(x)`. */
+  private namespacedFunction(e: CallExpr): FunctionDecl | undefined {
+    if (e.target === undefined) return undefined;
+    const chain = this.qualifiedChain(e.target);
+    if (chain === undefined) return undefined;
+    const name = `${chain.join(".")}.${e.fn}`;
+    for (const c of this.candidateNames(name)) {
+      const d = this.env.functions.get(c);
+      if (d !== undefined) return d;
+    }
+    return undefined;
+  }
+
+  private lookupFunction(name: string): FunctionDecl | undefined {
+    for (const c of this.candidateNames(name)) {
+      const d = this.env.functions.get(c);
+      if (d !== undefined) return d;
+    }
+    return undefined;
+  }
+
+  private functionCall(e: CallExpr): Ev {
+    let decl: FunctionDecl | undefined;
+    let member = e.target !== undefined;
+    let argExprs: readonly Expr[] = e.args;
+    const ns = this.namespacedFunction(e);
+    if (ns !== undefined) {
+      decl = ns;
+      member = false;
+    } else {
+      decl = member ? this.env.functions.get(e.fn) : this.lookupFunction(e.fn);
+      if (member) argExprs = [e.target!, ...e.args];
+    }
+    const name = decl?.name ?? e.fn;
+    const args = argExprs.map((x) => this.expr(x));
+    const arity = args.length;
+    let overloads = (decl?.overloads ?? []).filter((o) => o.member === member && o.params.length === arity && o.impl !== undefined);
+    const ids = this.refs?.get(e.id)?.overloadIds;
+    if (ids !== undefined) {
+      const restricted = overloads.filter((o) => ids.includes(o.id));
+      if (restricted.length > 0) overloads = restricted;
+    }
+    if (overloads.length === 0) {
+      return (f) => {
+        const vals = args.map((a) => a(f));
+        throw noSuchOverload(name, vals);
+      };
+    }
+    if (overloads.length === 1) {
+      const o = overloads[0]!;
+      const direct = o.params.every(isOpenType) || (ids !== undefined && this.argsConcrete(argExprs));
+      if (direct) return callDirect(o.impl!, args);
+    }
+    const key = `${name}/${member ? "m" : "g"}/${overloads.map((o) => o.id).join(",")}`;
+    let cands = this.candidateCache.get(key);
+    if (cands === undefined) {
+      cands = candidatesOf(overloads);
+      this.candidateCache.set(key, cands);
+    }
+    return callDispatch(name, cands, args);
+  }
+
+  /** Whether the checker typed every argument with a concrete (non-dyn) type. */
+  private argsConcrete(args: readonly Expr[]): boolean {
+    const types = this.types;
+    if (types === undefined) return false;
+    return args.every((a) => {
+      const t = types.get(a.id);
+      return t !== undefined && !containsOpen(t);
+    });
+  }
+}
+
+export const MAP_INSERT = "cel.@mapInsert";
+
+/** Inserts into a map being built by a comprehension; a key present already is an error (cel-go). */
+export function mapInsertInPlace(m: Map<CelMapKey, CelValue>, k: CelValue, v: CelValue): void {
+  if (!isMapKey(k)) throw new CelEvalError("unsupported key type");
+  if (mapHas(m, k)) throw new CelEvalError(`insert failed: key ${formatKey(k)} already exists`);
+  m.set(k, v);
+}
+
+function mentions(e: Expr, name: string): boolean {
+  switch (e.kind) {
+    case "const":
+      return false;
+    case "ident":
+      return e.name === name;
+    case "select":
+      return mentions(e.operand, name);
+    case "call":
+      return (e.target !== undefined && mentions(e.target, name)) || e.args.some((a) => mentions(a, name));
+    case "list":
+      return e.elements.some((a) => mentions(a, name));
+    case "map":
+      return e.entries.some((x) => mentions(x.key, name) || mentions(x.value, name));
+    case "struct":
+      return e.fields.some((x) => mentions(x.value, name));
+    case "comprehension":
+      return (
+        mentions(e.iterRange, name) ||
+        mentions(e.accuInit, name) ||
+        mentions(e.loopCondition, name) ||
+        mentions(e.loopStep, name) ||
+        mentions(e.result, name)
+      );
+  }
+}
+
+function isOpenType(t: CelTypeT): boolean {
+  return t.kind === "dyn" || t.kind === "typeParam" || t.kind === "any";
+}
+
+function containsOpen(t: CelTypeT): boolean {
+  if (t.kind === "dyn" || t.kind === "typeParam" || t.kind === "any" || t.kind === "error") return true;
+  // Element types are erased at run time, so list(dyn) still dispatches like a list.
+  if (t.kind === "list" || t.kind === "map") return false;
+  return t.params.some(containsOpen);
+}
+
+function rangeError(r: CelValue, _two: boolean): CelEvalError {
+  return new CelEvalError(`unsupported comprehension range type: ${r === null ? "null_type" : typeof r}`);
+}
+
+function uintOf(v: bigint): CelValue {
+  return new CelUint(v);
+}
+
+function callDirect(impl: Impl, args: readonly Ev[]): Ev {
+  switch (args.length) {
+    case 0:
+      return () => impl();
+    case 1: {
+      const a = args[0]!;
+      return (f) => impl(a(f));
+    }
+    case 2: {
+      const a = args[0]!;
+      const b = args[1]!;
+      return (f) => impl(a(f), b(f));
+    }
+    case 3: {
+      const a = args[0]!;
+      const b = args[1]!;
+      const c = args[2]!;
+      return (f) => impl(a(f), b(f), c(f));
+    }
+    default:
+      return (f) => impl(...args.map((a) => a(f)));
+  }
+}
+
+function callDispatch(name: string, cands: readonly Candidate[], args: readonly Ev[]): Ev {
+  const n = args.length;
+  const noDeep = cands.every((c) => c.deep === undefined);
+  if (n === 1 && noDeep) {
+    const a = args[0]!;
+    return (f) => {
+      const x = a(f);
+      for (let i = 0; i < cands.length; i++) {
+        const c = cands[i]!;
+        if (c.tests[0]!(x)) return c.decl.impl!(x);
+      }
+      throw noSuchOverload(name, [x]);
+    };
+  }
+  if (n === 2 && noDeep) {
+    const a = args[0]!;
+    const b = args[1]!;
+    return (f) => {
+      const x = a(f);
+      const y = b(f);
+      for (let i = 0; i < cands.length; i++) {
+        const c = cands[i]!;
+        if (c.tests[0]!(x) && c.tests[1]!(y)) return c.decl.impl!(x, y);
+      }
+      throw noSuchOverload(name, [x, y]);
+    };
+  }
+  return (f) => {
+    const vals = args.map((a) => a(f));
+    return selectOverload(name, cands, vals).impl!(...vals);
+  };
 }

@@ -1,4 +1,49 @@
-/** Placeholder: filled by the standard-library work. */
-import type { FunctionDecl } from "../decls.js";
+/**
+ * String functions of the standard library: `contains`, `startsWith`,
+ * `endsWith` (receiver style) and `matches` (global and receiver), with
+ * cel-go's overload ids.
+ *
+ * `matches` uses RE2 semantics through `@bufbuild/re2` (never JavaScript
+ * `RegExp`): linear-time matching, RE2 syntax (`(?i)`, `\pL`, `[[:alpha:]]`,
+ * `\Q…\E`), and an unanchored search as Go's `MatchString`. Compiled patterns
+ * are cached by source text, so a constant pattern compiles once per process.
+ */
+import { RE2JS } from "@bufbuild/re2";
+import { func, memberOverload, overload, type FunctionDecl } from "../decls.js";
+import { CelEvalError } from "../errors.js";
+import { BOOL, STRING } from "../types.js";
 
-export const STRING_FUNCTIONS: readonly FunctionDecl[] = [];
+const CACHE_LIMIT = 500;
+const cache = new Map<string, RE2JS>();
+
+/** The compiled RE2 program for a pattern (cached); invalid patterns throw a CEL error. */
+export function compileRegex(pattern: string): RE2JS {
+  let re = cache.get(pattern);
+  if (re !== undefined) return re;
+  try {
+    re = RE2JS.compile(pattern);
+  } catch (e) {
+    throw new CelEvalError(`error parsing regexp: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(pattern, re);
+  return re;
+}
+
+export function matches(s: string, pattern: string): boolean {
+  return compileRegex(pattern).test(s);
+}
+
+export const STRING_FUNCTIONS: readonly FunctionDecl[] = [
+  func("contains", memberOverload("contains_string", [STRING, STRING], BOOL, (s: string, sub: string) => s.includes(sub))),
+  func(
+    "startsWith",
+    memberOverload("starts_with_string", [STRING, STRING], BOOL, (s: string, p: string) => s.startsWith(p)),
+  ),
+  func("endsWith", memberOverload("ends_with_string", [STRING, STRING], BOOL, (s: string, p: string) => s.endsWith(p))),
+  func(
+    "matches",
+    overload("matches", [STRING, STRING], BOOL, matches),
+    memberOverload("matches_string", [STRING, STRING], BOOL, matches),
+  ),
+];

@@ -1,0 +1,70 @@
+/**
+ * celmap's CEL engine: the public surface. Everything else under `src/cel/` is
+ * internal and may change without notice.
+ *
+ *     const env = new Env({ variables: { object: DYN }, libraries: [OPTIONAL_LIBRARY] });
+ *     const program = env.program(env.compile("object.metadata.name"));   // throws CelCompileError
+ *     program.eval({ object: fromJson(json) });                           // throws CelEvalError
+ */
+export { Env, type EnvOptions } from "./env.js";
+export type { Activation, Program } from "./planner.js";
+export type { ParsedExpr, Expr, SourceInfo } from "./ast.js";
+export type { CheckedExpr, Reference } from "./checked.js";
+export {
+  func,
+  overload,
+  memberOverload,
+  type FunctionDecl,
+  type OverloadDecl,
+  type VariableDecl,
+  type Library,
+  type MacroSet,
+  type TypeProvider,
+  type Impl,
+} from "./decls.js";
+export {
+  CelType,
+  typeEquals,
+  listType,
+  mapType,
+  optionalType,
+  opaqueType,
+  messageType,
+  typeParam,
+  typeType,
+  wrapperType,
+  DYN,
+  NULL_TYPE,
+  BOOL,
+  INT,
+  UINT,
+  DOUBLE,
+  STRING,
+  BYTES,
+  TIMESTAMP,
+  DURATION,
+  TYPE,
+  ANY,
+  type TypeKind,
+} from "./types.js";
+export {
+  CelUint,
+  CelTimestamp,
+  CelDuration,
+  CelOptional,
+  CelObject,
+  INT64_MIN,
+  INT64_MAX,
+  UINT64_MAX,
+  isList,
+  isMap,
+  type CelValue,
+  type CelMapKey,
+} from "./values.js";
+export { CelEvalError, CelCompileError, type CelIssue } from "./errors.js";
+export { celEquals } from "./runtime/equality.js";
+export { typeOf } from "./runtime/type-of.js";
+export { fromJson, toJson, type JsonValue } from "./runtime/json.js";
+export { STANDARD_LIBRARY } from "./std/index.js";
+export { OPTIONAL_LIBRARY } from "./ext/optionals.js";
+export { TWO_VAR_COMPREHENSIONS_LIBRARY } from "./ext/comprehensions.js";

@@ -1,0 +1,161 @@
+/**
+ * Run-time overload selection: which declared overload applies to argument
+ * values whose types are only known at evaluation (unchecked expressions, `dyn`
+ * operands). Mirrors cel-go's `matchesRuntimeSignature`: list and map
+ * parameters match any list or map (element types are erased at run time),
+ * type parameters and `dyn` match anything.
+ */
+import type { OverloadDecl } from "../decls.js";
+import { CelEvalError } from "../errors.js";
+import { CelType, OPTIONAL_NAME } from "../types.js";
+import { CelDuration, CelObject, CelOptional, CelTimestamp, CelUint, type CelValue } from "../values.js";
+import { typeOf } from "./type-of.js";
+
+/** A test that a run-time value may be passed for a parameter of this type. */
+export type TypeTest = (v: CelValue) => boolean;
+
+const anyValue: TypeTest = () => true;
+const isBool: TypeTest = (v) => typeof v === "boolean";
+const isInt: TypeTest = (v) => typeof v === "bigint";
+const isUint: TypeTest = (v) => v instanceof CelUint;
+const isDouble: TypeTest = (v) => typeof v === "number";
+const isString: TypeTest = (v) => typeof v === "string";
+const isBytes: TypeTest = (v) => v instanceof Uint8Array;
+const isNull: TypeTest = (v) => v === null;
+const isListValue: TypeTest = (v) => Array.isArray(v);
+const isMapValue: TypeTest = (v) => v instanceof Map;
+const isTimestamp: TypeTest = (v) => v instanceof CelTimestamp;
+const isDuration: TypeTest = (v) => v instanceof CelDuration;
+const isTypeValue: TypeTest = (v) => v instanceof CelType;
+const isOptional: TypeTest = (v) => v instanceof CelOptional;
+
+/** The shallow run-time test for a declared parameter type. */
+export function typeTest(t: CelType): TypeTest {
+  switch (t.kind) {
+    case "dyn":
+    case "any":
+    case "typeParam":
+    case "error":
+      return anyValue;
+    case "bool":
+      return isBool;
+    case "int":
+      return isInt;
+    case "uint":
+      return isUint;
+    case "double":
+      return isDouble;
+    case "string":
+      return isString;
+    case "bytes":
+      return isBytes;
+    case "null":
+      return isNull;
+    case "list":
+      return isListValue;
+    case "map":
+      return isMapValue;
+    case "timestamp":
+      return isTimestamp;
+    case "duration":
+      return isDuration;
+    case "type":
+      return isTypeValue;
+    case "wrapper": {
+      const inner = typeTest(t.params[0]!);
+      return (v) => v === null || inner(v);
+    }
+    case "opaque":
+      if (t.name === OPTIONAL_NAME) return isOptional;
+      return (v) => v instanceof CelObject && v.celType.name === t.name;
+    case "message": {
+      const name = t.name;
+      return (v) => v instanceof CelObject && v.celType.name === name;
+    }
+  }
+}
+
+/**
+ * A deep test used only to break ties between overloads that differ in
+ * element types (`list(int)` vs `list(double)`): every element must match.
+ */
+export function deepTypeTest(t: CelType): TypeTest {
+  if (t.kind === "list") {
+    const elem = t.params[0];
+    if (elem === undefined || isOpen(elem)) return isListValue;
+    const e = deepTypeTest(elem);
+    return (v) => Array.isArray(v) && v.every((x: CelValue) => e(x));
+  }
+  if (t.kind === "map") {
+    const k = t.params[0];
+    const val = t.params[1];
+    if (k === undefined || val === undefined || (isOpen(k) && isOpen(val))) return isMapValue;
+    const kt = deepTypeTest(k);
+    const vt = deepTypeTest(val);
+    return (v) => {
+      if (!(v instanceof Map)) return false;
+      for (const [a, b] of v as ReadonlyMap<CelValue, CelValue>) if (!kt(a) || !vt(b)) return false;
+      return true;
+    };
+  }
+  return typeTest(t);
+}
+
+function isOpen(t: CelType): boolean {
+  return t.kind === "dyn" || t.kind === "typeParam" || t.kind === "any";
+}
+
+/** A candidate overload with its precomputed argument tests. */
+export interface Candidate {
+  readonly decl: OverloadDecl;
+  readonly tests: readonly TypeTest[];
+  /** Whether every parameter accepts any value (no run-time check needed). */
+  readonly open: boolean;
+  /** Deep tests, present when another candidate has the same shallow signature. */
+  deep?: readonly TypeTest[];
+}
+
+export function candidatesOf(overloads: readonly OverloadDecl[]): Candidate[] {
+  const out: Candidate[] = overloads
+    .filter((o) => o.impl !== undefined)
+    .map((o) => ({ decl: o, tests: o.params.map(typeTest), open: o.params.every(isOpen) }));
+  // Overloads whose shallow tests coincide (list(int) vs list(double)) need the deep test.
+  for (let i = 0; i < out.length; i++) {
+    for (let j = 0; j < out.length; j++) {
+      if (i === j) continue;
+      const a = out[i]!.decl.params;
+      const b = out[j]!.decl.params;
+      if (a.length === b.length && a.every((p, k) => shallowKey(p) === shallowKey(b[k]!))) {
+        out[i]!.deep = a.map(deepTypeTest);
+      }
+    }
+  }
+  return out;
+}
+
+function shallowKey(t: CelType): string {
+  if (isOpen(t)) return "*";
+  if (t.kind === "opaque" || t.kind === "message") return `${t.kind}:${t.name}`;
+  return t.kind;
+}
+
+/** cel-go's message: `no such overload: size(bytes, int)` with run-time type names. */
+export function noSuchOverload(fn: string, args: readonly CelValue[]): CelEvalError {
+  return new CelEvalError(`no such overload: ${fn}(${args.map((a) => typeOf(a).name).join(", ")})`);
+}
+
+/** Selects the implementation for these argument values, or throws "no such overload". */
+export function selectOverload(fn: string, cands: readonly Candidate[], args: readonly CelValue[]): OverloadDecl {
+  for (const c of cands) {
+    const tests = c.deep ?? c.tests;
+    let ok = true;
+    for (let i = 0; i < tests.length; i++) {
+      if (!tests[i]!(args[i]!)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) return c.decl;
+  }
+  throw noSuchOverload(fn, args);
+}

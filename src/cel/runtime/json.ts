@@ -1,0 +1,161 @@
+/**
+ * JSON ⇄ CEL values, as the CLI and the Kubernetes adapters need them.
+ *
+ * {@link fromJson} (JSON → CEL), following how the apiserver presents
+ * unstructured objects to CEL:
+ *
+ * | JSON                         | CEL                                  |
+ * |------------------------------|--------------------------------------|
+ * | `null`, boolean, string      | the same                             |
+ * | integral number (`3`, `3.0`) | `int` (`bigint`); must fit in int64   |
+ * | other number (`0.5`, `1e400`)| `double` (`number`)                  |
+ * | array                        | list (a new array)                   |
+ * | object                       | map with string keys (a `Map`)       |
+ *
+ * An integral number outside int64 becomes a double. `bigint` inputs (from an
+ * exact JSON reader) are taken as ints when they fit in int64.
+ *
+ * {@link toJson} (CEL → JSON-compatible JavaScript):
+ *
+ * | CEL                  | JSON                                                     |
+ * |----------------------|----------------------------------------------------------|
+ * | int, uint            | number when |n| ≤ 2^53 - 1, else a decimal string (as cel-go's JSON conversion) |
+ * | double               | number; NaN and ±Infinity become the strings "NaN", "Infinity", "-Infinity" (proto3 JSON) |
+ * | bytes                | base64 string                                            |
+ * | timestamp            | RFC 3339 string in UTC with 0, 3, 6 or 9 fractional digits (proto3 JSON) |
+ * | duration             | seconds with an "s" suffix, e.g. "1.5s" (proto3 JSON)     |
+ * | list, map            | array, object (map keys rendered as strings)             |
+ * | optional             | its value, or null when none                             |
+ * | type                 | its name, e.g. "int"                                     |
+ * | other objects        | `toJSON()` when the object has one, else its type name   |
+ *
+ * Neither function throws for well-formed input; `toJson` never mutates its argument.
+ */
+import { CelType } from "../types.js";
+import {
+  CelDuration,
+  CelObject,
+  CelOptional,
+  CelTimestamp,
+  CelUint,
+  INT64_MAX,
+  INT64_MIN,
+  type CelMapKey,
+  type CelValue,
+} from "../values.js";
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export function fromJson(value: unknown): CelValue {
+  switch (typeof value) {
+    case "boolean":
+    case "string":
+      return value;
+    case "number":
+      if (Number.isInteger(value) && Number.isSafeInteger(value)) return BigInt(value);
+      if (Number.isInteger(value)) {
+        const b = BigInt(value);
+        return b >= INT64_MIN && b <= INT64_MAX ? b : value;
+      }
+      return value;
+    case "bigint":
+      return value >= INT64_MIN && value <= INT64_MAX ? value : Number(value);
+    case "object": {
+      if (value === null) return null;
+      if (Array.isArray(value)) {
+        const out = new Array<CelValue>(value.length);
+        for (let i = 0; i < value.length; i++) out[i] = fromJson(value[i]);
+        return out;
+      }
+      const m = new Map<CelMapKey, CelValue>();
+      for (const k of Object.keys(value)) {
+        const v = (value as Record<string, unknown>)[k];
+        if (v !== undefined) m.set(k, fromJson(v));
+      }
+      return m;
+    }
+    default:
+      return null;
+  }
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function intToJson(n: bigint): JsonValue {
+  return n <= MAX_SAFE && n >= -MAX_SAFE ? Number(n) : n.toString();
+}
+
+export function toJson(v: CelValue): JsonValue {
+  switch (typeof v) {
+    case "boolean":
+    case "string":
+      return v;
+    case "bigint":
+      return intToJson(v);
+    case "number":
+      if (Number.isNaN(v)) return "NaN";
+      if (v === Infinity) return "Infinity";
+      if (v === -Infinity) return "-Infinity";
+      return v;
+  }
+  if (v === null) return null;
+  if (Array.isArray(v)) return v.map(toJson);
+  if (v instanceof Map) {
+    const out: { [key: string]: JsonValue } = {};
+    for (const [k, x] of v as ReadonlyMap<CelMapKey, CelValue>) {
+      out[k instanceof CelUint ? k.value.toString() : String(k)] = toJson(x);
+    }
+    return out;
+  }
+  if (v instanceof CelUint) return intToJson(v.value);
+  if (v instanceof Uint8Array) return base64(v);
+  if (v instanceof CelTimestamp) return timestampJson(v.nanos);
+  if (v instanceof CelDuration) return durationJson(v.nanos);
+  if (v instanceof CelOptional) return v.value === undefined ? null : toJson(v.value);
+  if (v instanceof CelType) return v.toString();
+  if (v instanceof CelObject) {
+    const j = (v as CelObject & { toJSON?: () => unknown }).toJSON;
+    if (typeof j === "function") return j.call(v) as JsonValue;
+    return v.celType.name;
+  }
+  return null;
+}
+
+function base64(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
+  return btoa(s);
+}
+
+/** Fraction digits as proto3 JSON prints them: none, 3, 6 or 9. */
+function fraction(nanos: bigint): string {
+  if (nanos === 0n) return "";
+  const s = nanos.toString().padStart(9, "0");
+  if (s.endsWith("000000")) return `.${s.slice(0, 3)}`;
+  if (s.endsWith("000")) return `.${s.slice(0, 6)}`;
+  return `.${s}`;
+}
+
+function timestampJson(nanos: bigint): string {
+  const NS = 1_000_000_000n;
+  let secs = nanos / NS;
+  let frac = nanos % NS;
+  if (frac < 0n) {
+    frac += NS;
+    secs -= 1n;
+  }
+  const d = new Date(Number(secs) * 1000);
+  const y = d.getUTCFullYear();
+  const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
+  return (
+    `${pad(y, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}${fraction(frac)}Z`
+  );
+}
+
+function durationJson(nanos: bigint): string {
+  const neg = nanos < 0n;
+  const a = neg ? -nanos : nanos;
+  const NS = 1_000_000_000n;
+  return `${neg ? "-" : ""}${a / NS}${fraction(a % NS)}s`;
+}
