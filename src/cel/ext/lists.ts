@@ -1,0 +1,156 @@
+/**
+ * cel-go's lists extension (`ext.Lists`), by version (Kubernetes 1.34+ uses
+ * version 3, which adds only cost tracking over version 2):
+ *
+ * | version | adds |
+ * |---|---|
+ * | 0 | `list.slice(start, end)` |
+ * | 1 | `list.flatten()`, `list.flatten(depth)` |
+ * | 2 | `list.sort()`, `list.sortBy(x, key)` (macro), `lists.range(n)`, `list.reverse()`, `list.distinct()` |
+ *
+ * `sortBy` is a parser macro in cel-go:
+ *
+ *     target.sortBy(x, keyExpr)
+ *       → cel.bind(@__sortBy_input__, target,
+ *           @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, keyExpr)))
+ *
+ * (a comprehension over an empty list whose accumulator `@__sortBy_input__` is
+ * initialised to `target`; the target must be a list literal, identifier,
+ * selection, call or comprehension, else "sortBy can only be applied to a list,
+ * identifier, comprehension, call or select expression"). This file supplies
+ * the `@sortByAssociatedKeys` function the expansion calls.
+ *
+ * `first()`/`last()` belong to cel-go's optional library, not to this one.
+ */
+import { func, memberOverload, overload, type FunctionDecl, type Library } from "../decls.js";
+import { CelEvalError } from "../errors.js";
+import { celCompare, celEquals } from "../runtime/equality.js";
+import { BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT, listType, typeParam, type CelType } from "../types.js";
+import { CelDuration, CelTimestamp, CelUint, type CelValue } from "../values.js";
+
+export const LISTS_LATEST_VERSION = 3;
+
+export function slice(list: readonly CelValue[], start: bigint, end: bigint): CelValue[] {
+  if (start < 0n || end < 0n) throw new CelEvalError(`cannot slice(${start}, ${end}), negative indexes not supported`);
+  if (start > end) throw new CelEvalError(`cannot slice(${start}, ${end}), start index must be less than or equal to end index`);
+  if (BigInt(list.length) < end) throw new CelEvalError(`cannot slice(${start}, ${end}), list is length ${list.length}`);
+  return list.slice(Number(start), Number(end));
+}
+
+export function flatten(list: readonly CelValue[], depth = 1n): CelValue[] {
+  if (depth < 0n) throw new CelEvalError("level must be non-negative");
+  const out: CelValue[] = [];
+  for (const v of list) {
+    if (Array.isArray(v) && depth > 0n) out.push(...flatten(v, depth - 1n));
+    else out.push(v);
+  }
+  return out;
+}
+
+export function range(n: bigint): bigint[] {
+  const out: bigint[] = [];
+  for (let i = 0n; i < n; i++) out.push(i);
+  return out;
+}
+
+export function reverseList(list: readonly CelValue[]): CelValue[] {
+  return [...list].reverse();
+}
+
+export function distinct(list: readonly CelValue[]): readonly CelValue[] {
+  const out: CelValue[] = [];
+  for (const v of list) if (!out.some((o) => celEquals(v, o))) out.push(v);
+  return out;
+}
+
+/** Kinds with an ordering (cel-go's `traits.Comparer`). */
+function kindOf(v: CelValue): string | undefined {
+  switch (typeof v) {
+    case "bigint":
+      return "int";
+    case "number":
+      return "double";
+    case "string":
+      return "string";
+    case "boolean":
+      return "bool";
+  }
+  if (v instanceof CelUint) return "uint";
+  if (v instanceof Uint8Array) return "bytes";
+  if (v instanceof CelTimestamp) return "timestamp";
+  if (v instanceof CelDuration) return "duration";
+  return undefined;
+}
+
+/**
+ * `@sortByAssociatedKeys`: `list` ordered by the parallel `keys` (ascending).
+ * Equal keys keep their input order.
+ */
+export function sortByAssociatedKeys(list: readonly CelValue[], keys: readonly CelValue[]): readonly CelValue[] {
+  if (list.length !== keys.length) {
+    throw new CelEvalError(
+      `@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got ${list.length} and ${keys.length} elements respectively`,
+    );
+  }
+  if (list.length === 0) return list;
+  const kind = kindOf(keys[0]!);
+  if (kind === undefined) throw new CelEvalError("list elements must be comparable");
+  for (const k of keys) if (kindOf(k) !== kind) throw new CelEvalError("list elements must have the same type");
+  const idx = list.map((_, i) => i);
+  idx.sort((a, b) => {
+    const c = celCompare(keys[a]!, keys[b]!);
+    return c < 0 ? -1 : c > 0 ? 1 : 0; // NaN (unordered) compares as equal
+  });
+  return idx.map((i) => list[i]!);
+}
+
+export function sort(list: readonly CelValue[]): readonly CelValue[] {
+  return sortByAssociatedKeys(list, list);
+}
+
+const COMPARABLE: readonly CelType[] = [INT, UINT, DOUBLE, BOOL, DURATION, TIMESTAMP, STRING, BYTES];
+
+/** cel-go's overload-id spelling of a type (`list_google.protobuf.Timestamp_sort` uses the type name). */
+function idName(t: CelType): string {
+  return t.name;
+}
+
+/** The lists extension at `version` (Kubernetes: 3). */
+export function listsLibrary(version: number = LISTS_LATEST_VERSION): Library {
+  const T = typeParam("T");
+  const LIST_T = listType(T);
+  const functions: FunctionDecl[] = [
+    func("slice", { ...memberOverload("list_slice", [LIST_T, INT, INT], LIST_T, slice), typeParams: ["T"] }),
+  ];
+  if (version >= 1) {
+    functions.push(
+      func(
+        "flatten",
+        { ...memberOverload("list_flatten", [listType(LIST_T)], LIST_T, (l: readonly CelValue[]) => flatten(l, 1n)), typeParams: ["T"] },
+        memberOverload("list_flatten_int", [listType(DYN), INT], listType(DYN), flatten),
+      ),
+    );
+  }
+  if (version >= 2) {
+    functions.push(
+      func(
+        "sort",
+        ...COMPARABLE.map((t) => memberOverload(`list_${idName(t)}_sort`, [listType(t)], listType(t), sort)),
+      ),
+      func(
+        "@sortByAssociatedKeys",
+        ...COMPARABLE.map((u) => ({
+          ...memberOverload(`list_${idName(u)}_sortByAssociatedKeys`, [LIST_T, listType(u)], LIST_T, sortByAssociatedKeys),
+          typeParams: ["T"],
+        })),
+      ),
+      func("lists.range", overload("lists_range", [INT], listType(INT), range)),
+      func("reverse", { ...memberOverload("list_reverse", [LIST_T], LIST_T, reverseList), typeParams: ["T"] }),
+      func("distinct", { ...memberOverload("list_distinct", [LIST_T], LIST_T, distinct), typeParams: ["T"] }),
+    );
+  }
+  return { name: "cel.lib.ext.lists", functions };
+}
+
+/** Kubernetes' lists extension (version 3). The `sortBy` macro must be expanded by the parser. */
+export const KUBERNETES_LISTS_LIBRARY: Library = listsLibrary(3);

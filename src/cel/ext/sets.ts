@@ -1,0 +1,41 @@
+/**
+ * cel-go's sets extension (`ext.Sets`): list-as-set predicates with CEL
+ * equality (`sets.contains([1], [1.0])` is true).
+ */
+import { func, overload, type Library } from "../decls.js";
+import { celEquals } from "../runtime/equality.js";
+import { BOOL, listType, typeParam } from "../types.js";
+import type { CelValue } from "../values.js";
+
+function has(list: readonly CelValue[], v: CelValue): boolean {
+  for (const e of list) if (celEquals(e, v)) return true;
+  return false;
+}
+
+/** Every element of `b` is in `a`. */
+export function setsContains(a: readonly CelValue[], b: readonly CelValue[]): boolean {
+  for (const v of b) if (!has(a, v)) return false;
+  return true;
+}
+
+/** `a` and `b` contain each other. */
+export function setsEquivalent(a: readonly CelValue[], b: readonly CelValue[]): boolean {
+  return setsContains(a, b) && setsContains(b, a);
+}
+
+/** Some element of `a` is in `b`. */
+export function setsIntersects(a: readonly CelValue[], b: readonly CelValue[]): boolean {
+  for (const v of a) if (has(b, v)) return true;
+  return false;
+}
+
+const LIST_T = listType(typeParam("T"));
+
+export const SETS_LIBRARY: Library = {
+  name: "cel.lib.ext.sets",
+  functions: [
+    func("sets.contains", { ...overload("list_sets_contains_list", [LIST_T, LIST_T], BOOL, setsContains), typeParams: ["T"] }),
+    func("sets.equivalent", { ...overload("list_sets_equivalent_list", [LIST_T, LIST_T], BOOL, setsEquivalent), typeParams: ["T"] }),
+    func("sets.intersects", { ...overload("list_sets_intersects_list", [LIST_T, LIST_T], BOOL, setsIntersects), typeParams: ["T"] }),
+  ],
+};
