@@ -401,11 +401,13 @@ describe("checker: cross-type numeric comparisons", () => {
   it("with dyn, lists the mixed overloads only when enabled", () => {
     const b = new B();
     const e = b.call("_<_", b.i("d"), b.c(2.0));
-    expect(check(b.parsed(e), env({ variables: { d: DYN } })).referenceMap.get(e.id)?.overloadIds).toEqual(["less_double"]);
-    expect(
-      check(b.parsed(e), env({ variables: { d: DYN }, crossTypeNumericComparisons: true })).referenceMap.get(e.id)
-        ?.overloadIds,
-    ).toEqual(["less_double", "less_int64_double"]);
+    const off = check(b.parsed(e), env({ variables: { d: DYN } })).referenceMap.get(e.id)?.overloadIds;
+    expect(off).toContain("less_double");
+    expect(off).not.toContain("less_int64_double");
+    const on = check(b.parsed(e), env({ variables: { d: DYN }, crossTypeNumericComparisons: true })).referenceMap.get(
+      e.id,
+    )?.overloadIds;
+    expect(on).toEqual(expect.arrayContaining(["less_double", "less_int64_double"]));
   });
 });
 
