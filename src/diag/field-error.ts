@@ -63,6 +63,20 @@ export function errorTypeText(t: ErrorType): string {
 export const OMIT: unique symbol = Symbol("omitValue");
 
 /**
+ * A bad value of a Go *named* string type (`PatchType`, `OperationType`, ...). apimachinery
+ * prints those through `json.Marshal` rather than `%q`, which differs for HTML characters
+ * and non-ASCII (`"\u003c"` vs `"<"`), so callers mark them.
+ */
+export class JsonString {
+  constructor(readonly value: string) {}
+}
+
+/** Marks a value of a Go named string type (see {@link JsonString}). */
+export function named(value: string): JsonString {
+  return new JsonString(value);
+}
+
+/**
  * A bad value. Strings print Go-quoted (`"x"`); numbers, bigints and booleans print bare;
  * anything else (lists, objects, null) prints as Go's JSON encoding; {@link OMIT} prints nothing.
  */
@@ -145,6 +159,7 @@ export function withSource(err: FieldError, source: SourceRef): FieldError {
 }
 
 function renderBadValue(v: BadValue): string {
+  if (v instanceof JsonString) return goJSON(v.value);
   if (typeof v === "string") return goQuote(v);
   if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return goSimple(v);
   return goJSON(v);

@@ -2,6 +2,7 @@
 export { FieldPath, decoderPathString, type PathSegment } from "./field-path.js";
 export {
   ErrorType,
+  JsonString,
   OMIT,
   aggregateMessage,
   duplicate,
@@ -12,6 +13,7 @@ export {
   internalError,
   invalid,
   invalidObjectMessage,
+  named,
   notFound,
   notSupported,
   required,

@@ -1,0 +1,51 @@
+/**
+ * MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding: zod schemas and types,
+ * strict decoding, the apiserver's defaulting and validation. Pure: receives parsed
+ * documents (with their SourceRef), never reads files.
+ */
+export * from "./schemas/common.js";
+export * from "./schemas/map.js";
+export * from "./schemas/map-binding.js";
+export {
+  BINDING_KIND,
+  MAP_KIND,
+  decodeMutatingAdmissionPolicy,
+  decodeMutatingAdmissionPolicyBinding,
+  isPolicyDocument,
+  mapApiVersion,
+  type DecodeResult,
+  type PolicyKind,
+} from "./decode.js";
+export { defaultMatchResources, defaultMutatingAdmissionPolicy, defaultMutatingAdmissionPolicyBinding } from "./defaults.js";
+export {
+  validateMatchResources,
+  validateMutatingAdmissionPolicy,
+  validateMutatingAdmissionPolicyBinding,
+  validateObjectMeta,
+  validateParamKind,
+  validateParamRef,
+  type CompileExpression,
+  type CompileExpressionRequest,
+  type ExpressionIssue,
+  type ExpressionKind,
+  type ValidateOptions,
+} from "./validate.js";
+export { validateLabelSelector, validateLabels } from "./label-selector.js";
+export {
+  CEL_RESERVED,
+  isCELIdentifier,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isPathSegmentName,
+  isQualifiedName,
+  isValidLabelValue,
+  nameIsDNSSubdomain,
+} from "./names.js";
+export {
+  GENERATED_NAME_SUFFIX,
+  prepareMutatingAdmissionPolicy,
+  prepareMutatingAdmissionPolicyBinding,
+  type PrepareOptions,
+  type PrepareResult,
+} from "./prepare.js";

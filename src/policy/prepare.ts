@@ -1,0 +1,125 @@
+/**
+ * What the apiserver does to a MutatingAdmissionPolicy or binding sent to it for creation:
+ * strict decoding (400 on failure), server-side normalisation, defaulting, validation
+ * (422 on failure). The result carries the typed, defaulted object and, on failure, the
+ * apiserver's message:
+ *
+ *   MutatingAdmissionPolicy.admissionregistration.k8s.io "p" is invalid: [spec.reinvocationPolicy: Required value, ...]
+ *
+ * Normalisation, as `rest.BeforeCreate` does for cluster-scoped kinds: `metadata.namespace`
+ * is cleared; an empty `metadata.name` with a `generateName` becomes
+ * `generateName + "xxxxx"` (the apiserver appends 5 random characters; we use a fixed
+ * suffix so results are reproducible).
+ *
+ * Never throws. Every error carries the document's {@link SourceRef} when one is given.
+ */
+import { withSource, invalidObjectMessage, type FieldError } from "../diag/field-error.js";
+import type { DecodeIssue } from "../diag/decode-error.js";
+import type { SourceRef } from "../diag/source.js";
+import {
+  BINDING_KIND,
+  MAP_KIND,
+  decodeMutatingAdmissionPolicy,
+  decodeMutatingAdmissionPolicyBinding,
+  type DecodeResult,
+} from "./decode.js";
+import { defaultMutatingAdmissionPolicy, defaultMutatingAdmissionPolicyBinding } from "./defaults.js";
+import { GROUP, type ApiVersionName, type ObjectMeta } from "./schemas/common.js";
+import type { MutatingAdmissionPolicyBinding } from "./schemas/map-binding.js";
+import type { MutatingAdmissionPolicy } from "./schemas/map.js";
+import {
+  validateMutatingAdmissionPolicy,
+  validateMutatingAdmissionPolicyBinding,
+  type ValidateOptions,
+} from "./validate.js";
+
+export interface PrepareOptions extends ValidateOptions {
+  readonly source?: SourceRef;
+}
+
+export type PrepareResult<T> =
+  | { readonly ok: true; readonly object: T; readonly version: ApiVersionName; readonly source?: SourceRef }
+  | {
+      readonly ok: false;
+      readonly stage: "decode";
+      readonly issues: readonly DecodeIssue[];
+      /** HTTP 400 message. */
+      readonly message: string;
+      readonly source?: SourceRef;
+    }
+  | {
+      readonly ok: false;
+      readonly stage: "validate";
+      /** The decoded and defaulted object that failed validation. */
+      readonly object: T;
+      readonly version: ApiVersionName;
+      readonly errors: readonly FieldError[];
+      /** HTTP 422 message. */
+      readonly message: string;
+      readonly source?: SourceRef;
+    };
+
+/** Fixed stand-in for the 5 random characters the apiserver appends to generateName. */
+export const GENERATED_NAME_SUFFIX = "xxxxx";
+
+function normaliseMeta(meta: ObjectMeta | undefined): ObjectMeta {
+  const m: ObjectMeta = { ...(meta ?? {}) };
+  delete m.namespace;
+  if ((m.name ?? "") === "" && (m.generateName ?? "") !== "") {
+    // names.SimpleNameGenerator: prefix truncated to 58 characters, then 5 random ones.
+    m.name = m.generateName!.slice(0, 58) + GENERATED_NAME_SUFFIX;
+  }
+  return m;
+}
+
+function finish<T extends { metadata?: ObjectMeta }>(
+  decoded: DecodeResult<T>,
+  qualifiedKind: string,
+  defaulter: (o: T, v: ApiVersionName) => T,
+  validator: (o: T) => FieldError[],
+  source: SourceRef | undefined,
+): PrepareResult<T> {
+  const src = source !== undefined ? { source } : {};
+  if (!decoded.ok) return { ok: false, stage: "decode", issues: decoded.issues, message: decoded.message, ...src };
+  const normalised = { ...decoded.value, metadata: normaliseMeta(decoded.value.metadata) };
+  const object = defaulter(normalised, decoded.version);
+  const errors = validator(object).map((e) => (source !== undefined ? withSource(e, source) : e));
+  if (errors.length === 0) return { ok: true, object, version: decoded.version, ...src };
+  return {
+    ok: false,
+    stage: "validate",
+    object,
+    version: decoded.version,
+    errors,
+    message: invalidObjectMessage(qualifiedKind, object.metadata?.name ?? "", errors),
+    ...src,
+  };
+}
+
+/** Decode, normalise, default and validate a MutatingAdmissionPolicy document. */
+export function prepareMutatingAdmissionPolicy(
+  doc: unknown,
+  opts: PrepareOptions = {},
+): PrepareResult<MutatingAdmissionPolicy> {
+  return finish(
+    decodeMutatingAdmissionPolicy(doc, opts.source),
+    `${MAP_KIND}.${GROUP}`,
+    defaultMutatingAdmissionPolicy,
+    (o) => validateMutatingAdmissionPolicy(o, opts),
+    opts.source,
+  );
+}
+
+/** Decode, normalise, default and validate a MutatingAdmissionPolicyBinding document. */
+export function prepareMutatingAdmissionPolicyBinding(
+  doc: unknown,
+  opts: PrepareOptions = {},
+): PrepareResult<MutatingAdmissionPolicyBinding> {
+  return finish(
+    decodeMutatingAdmissionPolicyBinding(doc, opts.source),
+    `${BINDING_KIND}.${GROUP}`,
+    defaultMutatingAdmissionPolicyBinding,
+    validateMutatingAdmissionPolicyBinding,
+    opts.source,
+  );
+}
