@@ -118,7 +118,7 @@ function fieldCelType(f: DescField): CelType {
     case "scalar":
       return scalarType(f.scalar);
     case "enum":
-      return f.enum.typeName === "google.protobuf.NullValue" ? NULL_TYPE : INT;
+      return INT; // cel-go types every enum field as int, google.protobuf.NullValue included
     case "message":
       return messageCelType(f.message.typeName);
     case "list":
@@ -593,5 +593,64 @@ describe("official checking suite (cel-go checker_test.go)", () => {
     );
     if (process.env.CHECKER_SUITE_VERBOSE) console.log(report.join("\n\n"));
     expect({ unexpected, nowPassing }).toEqual({ unexpected: [], nowPassing: [] });
+  });
+});
+
+// ------------------------------------------------------------------ conformance suite checkedAst
+
+describe("conformance suite: checked ASTs and types", () => {
+  it("reports how many checkedAst/type expectations the checker meets", async () => {
+    const { getConformanceSuite } = await import("@bufbuild/cel-spec/testdata/tests.js");
+    const { loadExtensionLibraries } = await import("../../conformance/cel/runner.js");
+    const { ProtoTypeProvider } = await import("../../conformance/cel/proto-types.js");
+    const { declsFromProto } = await import("../../conformance/cel/values.js");
+    const provider = new ProtoTypeProvider();
+    const { libraries } = await loadExtensionLibraries();
+    const useParser = parserAvailable();
+    const cases: { path: string; test: IncrementalTest }[] = [];
+    const walk = (s: ReturnType<typeof getConformanceSuite>, prefix: string) => {
+      for (const t of s.tests) if (t.checkedAst !== undefined) cases.push({ path: `${prefix}/${t.name}`, test: t });
+      for (const sub of s.suites) walk(sub, prefix === "" ? sub.name : `${prefix}/${sub.name}`);
+    };
+    walk(getConformanceSuite(), "");
+    let passed = 0;
+    const failures: string[] = [];
+    const bySection = new Map<string, [number, number]>();
+    for (const { path, test } of cases) {
+      const o = test.original;
+      const section = path.split("/")[0]!;
+      const counts = bySection.get(section) ?? [0, 0];
+      counts[1]++;
+      bySection.set(section, counts);
+      let why: string | undefined;
+      try {
+        const decls = declsFromProto(o.typeEnv, provider);
+        const libs = [...libraries];
+        if (decls.functions.length > 0) libs.push({ name: "conformance.typeEnv", functions: decls.functions });
+        const env = new Env({ container: o.container, variables: decls.variables, libraries: libs, typeProvider: provider });
+        const parsed = useParser
+          ? parse(o.expr, { macros: o.disableMacros ? new Set() : env.macros, enableOptionalSyntax: env.optionalSyntax })
+          : treeFromDebugString(test.ast ?? "");
+        const c = check(parsed, env);
+        const proto = checkedToProto(c);
+        const got = toDebugString(proto.expr!, new SemanticAdorner(proto));
+        if (got !== test.checkedAst) why = `checkedAst differs:\n--- got\n${got}\n--- want\n${test.checkedAst}`;
+        else if (test.type !== undefined && formatCELType(typeToProto(c.type)) !== test.type) {
+          why = `type ${formatCELType(typeToProto(c.type))}, want ${test.type}`;
+        }
+      } catch (e) {
+        why = e instanceof CelCompileError ? `compile error: ${e.message}` : `threw: ${(e as Error).stack}`;
+      }
+      if (why === undefined) {
+        passed++;
+        counts[0]++;
+      } else failures.push(`✗ ${path}\n${why}`);
+    }
+    const sections = [...bySection].map(([s, [p, n]]) => `${s} ${p}/${n}`).join(", ");
+    console.log(
+      `conformance checkedAst: ${passed}/${cases.length} passed (${useParser ? "real parser" : "trees from debug strings"}); ${sections}`,
+    );
+    if (process.env.CHECKER_SUITE_VERBOSE) console.log(failures.join("\n\n"));
+    expect(passed).toBeGreaterThan(0);
   });
 });

@@ -60,6 +60,7 @@ import {
   listType,
   mapType,
   NULL_TYPE,
+  OPTIONAL_NAME,
   optionalType,
   STRING,
   typeParam,
@@ -148,6 +149,8 @@ function overloadTypeParams(o: OverloadDecl): readonly string[] {
 }
 
 const MAX_ISSUES = 100;
+
+const OPTIONAL_DYN = optionalType(DYN);
 
 class Checker {
   readonly typeMap = new Map<number, CelType>();
@@ -261,7 +264,7 @@ class Checker {
   private lookupGlobal = (candidate: string): Resolved | undefined => {
     const v = this.env.variables.get(candidate);
     if (v !== undefined) return { name: candidate, type: v };
-    const builtin = BUILTIN_TYPE_NAMES.get(candidate);
+    const builtin = this.builtinType(candidate);
     if (builtin !== undefined) return { name: candidate, type: typeType(builtin) };
     const provider = this.env.typeProvider;
     if (provider === undefined) return undefined;
@@ -298,7 +301,7 @@ class Checker {
   /** The type named in a message literal: a type name known to the environment, as `type(T)`. */
   private resolveTypeIdent(name: string): Resolved | undefined {
     return this.resolveCandidates(name, (candidate) => {
-      const builtin = BUILTIN_TYPE_NAMES.get(candidate);
+      const builtin = this.builtinType(candidate);
       if (builtin !== undefined) return { name: candidate, type: typeType(builtin) };
       const provider = this.env.typeProvider;
       if (provider === undefined) return undefined;
@@ -308,6 +311,14 @@ class Checker {
       if (t !== undefined) return { name: candidate, type: typeType(t) };
       return undefined;
     });
+  }
+
+  /** Type names every environment knows, plus `optional_type` (as `optional_type(dyn)`) with the optional library. */
+  private builtinType(name: string): CelType | undefined {
+    const t = BUILTIN_TYPE_NAMES.get(name);
+    if (t !== undefined) return t;
+    if (name === OPTIONAL_NAME && this.env.optionalSyntax) return OPTIONAL_DYN;
+    return undefined;
   }
 
   private lookupFunction(name: string): FunctionDecl | undefined {
