@@ -112,3 +112,34 @@ describe("sets", () => {
     expect(s(id, a, b)).toBe(want);
   });
 });
+
+describe("Go sort.Slice", () => {
+  it("sorts any input (pdqsort paths: insertion, partitions, heap fallback, patterns)", async () => {
+    const { goSortSlice } = await import("./go-sort.js");
+    let seed = 12345;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    for (const n of [0, 1, 2, 12, 13, 50, 51, 100, 1000]) {
+      for (const shape of ["random", "sorted", "reversed", "dups", "sawtooth"]) {
+        const data = Array.from({ length: n }, (_, i) =>
+          shape === "random" ? rnd() % 1000 : shape === "sorted" ? i : shape === "reversed" ? n - i : shape === "dups" ? rnd() % 3 : i % 7,
+        );
+        const want = [...data].sort((a, b) => a - b);
+        goSortSlice(
+          n,
+          (i, j) => data[i]! < data[j]!,
+          (i, j) => {
+            [data[i], data[j]] = [data[j]!, data[i]!];
+          },
+        );
+        expect(data).toEqual(want);
+      }
+    }
+  });
+  it("sortBy keeps input order for equal keys on short lists (insertion sort)", () => {
+    const keys = [2n, 1n, 2n, 1n, 0n];
+    expect(call("list_int_sortByAssociatedKeys", ["a", "b", "c", "d", "e"], keys)).toEqual(["e", "b", "d", "a", "c"]);
+  });
+});

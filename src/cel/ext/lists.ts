@@ -26,6 +26,7 @@ import { func, memberOverload, overload, type FunctionDecl, type Library } from 
 import { CelEvalError } from "../errors.js";
 import { celCompare, celEquals } from "../runtime/equality.js";
 import { BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT, listType, typeParam, type CelType } from "../types.js";
+import { goSortSlice } from "./go-sort.js";
 import { CelDuration, CelTimestamp, CelUint, type CelValue } from "../values.js";
 
 export const LISTS_LATEST_VERSION = 3;
@@ -84,7 +85,7 @@ function kindOf(v: CelValue): string | undefined {
 
 /**
  * `@sortByAssociatedKeys`: `list` ordered by the parallel `keys` (ascending).
- * Equal keys keep their input order.
+ * Equal keys are ordered as Go's unstable `sort.Slice` leaves them.
  */
 export function sortByAssociatedKeys(list: readonly CelValue[], keys: readonly CelValue[]): readonly CelValue[] {
   if (list.length !== keys.length) {
@@ -96,12 +97,18 @@ export function sortByAssociatedKeys(list: readonly CelValue[], keys: readonly C
   const kind = kindOf(keys[0]!);
   if (kind === undefined) throw new CelEvalError("list elements must be comparable");
   for (const k of keys) if (kindOf(k) !== kind) throw new CelEvalError("list elements must have the same type");
+  // Go's sort.Slice over the index list (unstable, so equal keys land where cel-go puts them).
   const idx = list.map((_, i) => i);
-  idx.sort((a, b) => {
-    const c = celCompare(keys[a]!, keys[b]!);
-    return c < 0 ? -1 : c > 0 ? 1 : 0; // NaN (unordered) compares as equal
-  });
-  return idx.map((i) => list[i]!);
+  goSortSlice(
+    idx.length,
+    (i, j) => celCompare(keys[idx[i]!]!, keys[idx[j]!]!) < 0, // NaN is never less
+    (i, j) => {
+      const t = idx[i]!;
+      idx[i] = idx[j]!;
+      idx[j] = t;
+    },
+  );
+  return idx.map((i) => list[i] as CelValue);
 }
 
 export function sort(list: readonly CelValue[]): readonly CelValue[] {
