@@ -92,13 +92,16 @@ class CompiledProgram implements Program {
   }
 }
 
-/** The bound value of a variable, or undefined (cached in its slot). */
+/** Marks a variable slot resolved to "not bound" in this evaluation. */
+const UNBOUND: unknown = Symbol("unbound");
+
+/** The bound value of a variable, or undefined (either way cached in its slot). */
 function loadVar(f: Frame, slot: number, name: string): CelValue | undefined {
   const b = f[BINDINGS];
   let v: CelValue | undefined;
   if (f[IS_ACTIVATION] === true) v = (b as Activation).resolve(name);
   else v = hasOwn.call(b, name) ? (b as Record<string, CelValue>)[name] : undefined;
-  if (v !== undefined) f[slot] = v;
+  f[slot] = v === undefined ? UNBOUND : v;
   return v;
 }
 
@@ -110,8 +113,8 @@ function readVar(slot: number, name: string): Ev {
   const missing = name;
   return (f) => {
     const v = f[slot];
-    if (v !== UNRESOLVED) return v;
-    const r = loadVar(f, slot, name);
+    if (v !== UNRESOLVED && v !== UNBOUND) return v;
+    const r = v === UNBOUND ? undefined : loadVar(f, slot, name);
     if (r === undefined) throw noSuchAttribute(missing);
     return r;
   };
@@ -203,7 +206,8 @@ class Planner {
   /** A name that is not a variable: a type name or a provider constant (enum value). */
   private staticIdent(name: string): { value: CelValue } | undefined {
     const builtin = BUILTIN_TYPE_NAMES.get(name);
-    if (builtin !== undefined) return { value: builtin };
+    // `dyn` names no run-time type: as an identifier it is unbound (cel-go).
+    if (builtin !== undefined && name !== "dyn") return { value: builtin };
     if (name === OPTIONAL_NAME) return { value: OPTIONAL_TYPE };
     const provider = this.env.typeProvider;
     if (provider === undefined) return undefined;
@@ -275,6 +279,7 @@ class Planner {
       const sv = s.value;
       return (f) => {
         const v = f[slot];
+        if (v === UNBOUND) return sv;
         if (v !== UNRESOLVED) return v;
         return loadVar(f, slot, name) ?? sv;
       };
@@ -298,7 +303,7 @@ class Planner {
         const st = steps[i]!;
         let v = f[st.slot];
         if (v === UNRESOLVED) v = loadVar(f, st.slot, st.name);
-        if (v !== undefined && v !== UNRESOLVED) {
+        if (v !== undefined && v !== UNBOUND) {
           for (let j = 0; j < st.fields.length; j++) v = selectField(v, st.fields[j]!);
           return v;
         }
@@ -903,6 +908,20 @@ class Planner {
       const other = this.expr(cy !== undefined ? x : y);
       return neg ? (f) => other(f) !== c : (f) => other(f) === c;
     }
+    const intConst = (z: Expr): bigint | undefined => (z.kind === "const" && z.value.kind === "int" ? z.value.value : undefined);
+    const iy = intConst(y) ?? intConst(x);
+    if (iy !== undefined) {
+      const other = this.expr(intConst(y) !== undefined ? x : y);
+      return neg
+        ? (f) => {
+            const v = other(f);
+            return typeof v === "bigint" ? v !== iy : !celEquals(v, iy);
+          }
+        : (f) => {
+            const v = other(f);
+            return typeof v === "bigint" ? v === iy : celEquals(v, iy);
+          };
+    }
     const a = this.expr(x);
     const b = this.expr(y);
     return neg ? (f) => !celEquals(a(f), b(f)) : (f) => celEquals(a(f), b(f));
@@ -970,7 +989,10 @@ class Planner {
     const arity = args.length;
     let overloads = (decl?.overloads ?? []).filter((o) => o.member === member && o.params.length === arity && o.impl !== undefined);
     const ids = this.refs?.get(e.id)?.overloadIds;
-    if (ids !== undefined) {
+    // With concrete argument types the checker's resolution is final; with dyn
+    // arguments any overload may apply at run time (cel-go dispatches over all,
+    // e.g. `dyn(1) < 2u` without cross-type comparisons declared).
+    if (ids !== undefined && this.argsConcrete(argExprs)) {
       const restricted = overloads.filter((o) => ids.includes(o.id));
       if (restricted.length > 0) overloads = restricted;
     }
@@ -1089,11 +1111,16 @@ function callDispatch(name: string, cands: readonly Candidate[], args: readonly 
   const noDeep = cands.every((c) => c.deep === undefined);
   if (n === 1 && noDeep) {
     const a = args[0]!;
+    let last = cands[0]!;
     return (f) => {
       const x = a(f);
+      if (last.tests[0]!(x)) return last.decl.impl!(x);
       for (let i = 0; i < cands.length; i++) {
         const c = cands[i]!;
-        if (c.tests[0]!(x)) return c.decl.impl!(x);
+        if (c.tests[0]!(x)) {
+          last = c;
+          return c.decl.impl!(x);
+        }
       }
       throw noSuchOverload(name, [x]);
     };
@@ -1101,12 +1128,18 @@ function callDispatch(name: string, cands: readonly Candidate[], args: readonly 
   if (n === 2 && noDeep) {
     const a = args[0]!;
     const b = args[1]!;
+    // Inline cache: the overload that matched last time is tried first.
+    let last = cands[0]!;
     return (f) => {
       const x = a(f);
       const y = b(f);
+      if (last.tests[0]!(x) && last.tests[1]!(y)) return last.decl.impl!(x, y);
       for (let i = 0; i < cands.length; i++) {
         const c = cands[i]!;
-        if (c.tests[0]!(x) && c.tests[1]!(y)) return c.decl.impl!(x, y);
+        if (c.tests[0]!(x) && c.tests[1]!(y)) {
+          last = c;
+          return c.decl.impl!(x, y);
+        }
       }
       throw noSuchOverload(name, [x, y]);
     };

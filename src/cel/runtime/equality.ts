@@ -22,14 +22,14 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
     case "number":
       if (typeof b === "number") return false; // a !== b already
       if (typeof b === "bigint") return compareIntDouble(b, a) === 0;
-      if (b instanceof CelUint) return compareIntDouble(b.value, a) === 0;
+      if (b instanceof CelUint) return compareUintDouble(b.value, a) === 0;
       return false;
   }
   if (a === null || b === null) return false;
   if (a instanceof CelUint) {
     if (b instanceof CelUint) return a.value === b.value;
     if (typeof b === "bigint") return a.value === b;
-    if (typeof b === "number") return compareIntDouble(a.value, b) === 0;
+    if (typeof b === "number") return compareUintDouble(a.value, b) === 0;
     return false;
   }
   if (Array.isArray(a)) {
@@ -89,23 +89,33 @@ export function compareNumbers(a: bigint | number | CelUint, b: bigint | number 
   const y = b instanceof CelUint ? b.value : b;
   if (typeof x === "bigint") {
     if (typeof y === "bigint") return x < y ? -1 : x > y ? 1 : 0;
-    return compareIntDouble(x, y);
+    return a instanceof CelUint ? compareUintDouble(x, y) : compareIntDouble(x, y);
   }
-  if (typeof y === "bigint") return -compareIntDouble(y, x);
+  if (typeof y === "bigint") return b instanceof CelUint ? -compareUintDouble(y, x) : -compareIntDouble(y, x);
   if (Number.isNaN(x) || Number.isNaN(y)) return Number.NaN;
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** Exact comparison of an integer with a double (no rounding of the integer). NaN → NaN. */
+/**
+ * An int64 compared with a double as cel-go does (`compareIntDouble`): doubles
+ * beyond the int64 range order outside it, otherwise the int is converted to a
+ * double (so `9223372036854775807 == 9223372036854775808.0`, as in cel-go). NaN → NaN.
+ */
 export function compareIntDouble(i: bigint, d: number): number {
   if (Number.isNaN(d)) return Number.NaN;
-  if (d === Infinity) return -1;
-  if (d === -Infinity) return 1;
-  const fd = Math.floor(d);
-  const bi = BigInt(fd);
-  if (i < bi) return -1;
-  if (i > bi) return 1;
-  return fd === d ? 0 : -1;
+  if (d < -9223372036854775808) return 1;
+  if (d > 9223372036854775807) return -1;
+  const x = Number(i);
+  return x < d ? -1 : x > d ? 1 : 0;
+}
+
+/** A uint64 compared with a double as cel-go does (`compareUintDouble`). NaN → NaN. */
+export function compareUintDouble(u: bigint, d: number): number {
+  if (Number.isNaN(d)) return Number.NaN;
+  if (d < 0) return 1;
+  if (d > 18446744073709551615) return -1;
+  const x = Number(u);
+  return x < d ? -1 : x > d ? 1 : 0;
 }
 
 /** Code-point order (Go compares UTF-8 bytes, which orders the same), not UTF-16 unit order. */

@@ -12,7 +12,7 @@
  */
 import { func, overload, type FunctionDecl, type OverloadDecl } from "../decls.js";
 import { CelEvalError } from "../errors.js";
-import { compareBytes, compareIntDouble, compareStrings, celEquals } from "../runtime/equality.js";
+import { compareBytes, compareIntDouble, compareStrings, compareUintDouble, celEquals } from "../runtime/equality.js";
 import {
   BOOL,
   BYTES,
@@ -108,6 +108,10 @@ function cmpDoubleInt(a: number, b: bigint): number {
   if (Number.isNaN(a)) throw nanError();
   return -compareIntDouble(b, a);
 }
+function cmpUintDouble(a: bigint, b: number): number {
+  if (Number.isNaN(b)) throw nanError();
+  return compareUintDouble(a, b);
+}
 const cmpBig = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 const cmpBool = (a: boolean, b: boolean): number => (a === b ? 0 : a ? 1 : -1);
 
@@ -137,11 +141,11 @@ const RELATIONS: readonly Rel[] = [
   { suffix: "int64_double", params: [INT, DOUBLE], cmp: cmpIntDouble as Cmp },
   { suffix: "int64_uint64", params: [INT, UINT], cmp: ((a: bigint, b: CelUint) => cmpBig(a, b.value)) as Cmp },
   { suffix: "uint64", params: [UINT, UINT], cmp: ((a: CelUint, b: CelUint) => cmpBig(a.value, b.value)) as Cmp },
-  { suffix: "uint64_double", params: [UINT, DOUBLE], cmp: ((a: CelUint, b: number) => cmpIntDouble(a.value, b)) as Cmp },
+  { suffix: "uint64_double", params: [UINT, DOUBLE], cmp: ((a: CelUint, b: number) => cmpUintDouble(a.value, b)) as Cmp },
   { suffix: "uint64_int64", params: [UINT, INT], cmp: ((a: CelUint, b: bigint) => cmpBig(a.value, b)) as Cmp },
   { suffix: "double", params: [DOUBLE, DOUBLE], cmp: cmpDouble as Cmp },
   { suffix: "double_int64", params: [DOUBLE, INT], cmp: cmpDoubleInt as Cmp },
-  { suffix: "double_uint64", params: [DOUBLE, UINT], cmp: ((a: number, b: CelUint) => cmpDoubleInt(a, b.value)) as Cmp },
+  { suffix: "double_uint64", params: [DOUBLE, UINT], cmp: ((a: number, b: CelUint) => -cmpUintDouble(b.value, a)) as Cmp },
   {
     suffix: "string",
     params: [STRING, STRING],
