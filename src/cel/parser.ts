@@ -1,21 +1,963 @@
 /**
- * CEL source → {@link ParsedExpr}. (Owned by the parser work; this file is a placeholder signature.)
+ * CEL source → {@link ParsedExpr}: a hand-written recursive-descent parser over
+ * the token stream of {@link lex}, producing the same trees as cel-go's ANTLR
+ * parser (balanced `&&`/`||` chains, `-` folded into numeric literals, macros
+ * expanded as cel-go expands them) and reporting errors with cel-go's wording
+ * where it can.
+ *
+ * Error handling: lexer errors, the first syntax error (parsing stops there,
+ * cel-go would try to recover) and every semantic error met before it
+ * (reserved identifier, bad literal, unsupported syntax, malformed macro) are
+ * collected and thrown together as one {@link CelCompileError}, sorted by
+ * position. Two limits, as in cel-go: nesting deeper than `maxRecursionDepth`
+ * expressions ("expression recursion limit exceeded: N") and operator/member
+ * chains deeper than it ("max recursion depth exceeded").
  */
-import type { ParsedExpr } from "./ast.js";
+import type { Constant, Expr, ParsedExpr, SourceInfo, StructField, MapEntry } from "./ast.js";
+import { ACCUMULATOR, Op } from "./ast.js";
 import type { MacroSet } from "./decls.js";
+import { CelCompileError, type CelIssue, locate } from "./errors.js";
+import { decodeBytes, decodeString, formatTokenSet, lex, Tok, UnescapeError, type Tokens } from "./lexer.js";
+import { findMacro, type MacroHelper, macroTable, type MacroTable } from "./macros.js";
 
 export interface ParseOptions {
   /** Macro families to expand; none when absent. */
   readonly macros?: ReadonlySet<MacroSet>;
   /** Accept `a.?b`, `a[?b]`, `[?x]`, `{?k: v}`. */
   readonly enableOptionalSyntax?: boolean;
+  /** cel-go default 250; -1 for no limit. */
   readonly maxRecursionDepth?: number;
+  /** cel-go default 100,000 code points; -1 for no limit. */
   readonly expressionSizeCodePointLimit?: number;
   /** Name used in error messages, `<input>` by default. */
   readonly description?: string;
+  /** Accept backquoted field names, ``a.`b-c` `` and ``T{`in`: 1}`` (cel-go `EnableIdentifierEscapeSyntax`); off by default. */
+  readonly enableIdentEscapeSyntax?: boolean;
 }
 
 /** Throws {@link CelCompileError} with every syntax error found. */
 export function parse(source: string, options: ParseOptions = {}): ParsedExpr {
-  throw new Error(`parser not implemented: ${source} ${JSON.stringify(options)}`);
+  const description = options.description ?? "<input>";
+  try {
+    return new Parser(source, options).run();
+  } catch (e) {
+    if (e instanceof CelCompileError) throw e;
+    // A stack overflow on absurd input, or a bug: never let anything but a compile error escape.
+    const message =
+      e instanceof RangeError ? "max recursion depth exceeded" : `internal parser error: ${String((e as Error)?.message ?? e)}`;
+    throw new CelCompileError([{ message, offset: -1, line: 0, column: 0 }], String(source), description);
+  }
+}
+
+const RESERVED = new Set([
+  "as",
+  "break",
+  "const",
+  "continue",
+  "else",
+  "for",
+  "function",
+  "if",
+  "import",
+  "let",
+  "loop",
+  "package",
+  "namespace",
+  "return",
+  "var",
+  "void",
+  "while",
+]);
+
+const NULL_CONST: Constant = { kind: "null" };
+const TRUE_CONST: Constant = { kind: "bool", value: true };
+const FALSE_CONST: Constant = { kind: "bool", value: false };
+const EMPTY: readonly never[] = [];
+
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+const UINT64_MAX = (1n << 64n) - 1n;
+
+function tokenTable(kinds: readonly Tok[]): Uint8Array {
+  const t = new Uint8Array(64);
+  for (const k of kinds) t[k] = 1;
+  return t;
+}
+
+const PRIMARY_START: readonly Tok[] = [
+  Tok.LBRACKET,
+  Tok.LBRACE,
+  Tok.LPAREN,
+  Tok.DOT,
+  Tok.MINUS,
+  Tok.TRUE,
+  Tok.FALSE,
+  Tok.NULL,
+  Tok.NUM_FLOAT,
+  Tok.NUM_INT,
+  Tok.NUM_UINT,
+  Tok.STRING,
+  Tok.BYTES,
+  Tok.IDENTIFIER,
+];
+const UNARY_START: readonly Tok[] = [...PRIMARY_START, Tok.EXCLAM];
+const LIST_START: readonly Tok[] = [...UNARY_START, Tok.RBRACKET, Tok.COMMA, Tok.QUESTION];
+const MAP_START: readonly Tok[] = [...UNARY_START, Tok.RBRACE, Tok.COMMA, Tok.QUESTION];
+const ARGS_START: readonly Tok[] = [...UNARY_START, Tok.RPAREN];
+const FIELD_START: readonly Tok[] = [Tok.RBRACE, Tok.COMMA, Tok.QUESTION, Tok.IDENTIFIER, Tok.ESC_IDENTIFIER];
+const ESC_IDENT: readonly Tok[] = [Tok.IDENTIFIER, Tok.ESC_IDENTIFIER];
+
+const IS_PRIMARY_START = tokenTable(PRIMARY_START);
+const IS_UNARY_START = tokenTable(UNARY_START);
+const IS_OPT_EXPR_START = tokenTable([...UNARY_START, Tok.QUESTION]);
+const IS_FIELD_START = tokenTable([Tok.QUESTION, Tok.IDENTIFIER, Tok.ESC_IDENTIFIER]);
+
+/** Binary operator precedence by token (0: not a binary operator) and function names. */
+const BIN_PREC = new Uint8Array(64);
+const BIN_FN: string[] = [];
+for (const [t, p, fn] of [
+  [Tok.EQUALS, 1, Op.equals],
+  [Tok.NOT_EQUALS, 1, Op.notEquals],
+  [Tok.IN, 1, Op.in],
+  [Tok.LESS, 1, Op.less],
+  [Tok.LESS_EQUALS, 1, Op.lessEquals],
+  [Tok.GREATER_EQUALS, 1, Op.greaterEquals],
+  [Tok.GREATER, 1, Op.greater],
+  [Tok.PLUS, 2, Op.add],
+  [Tok.MINUS, 2, Op.subtract],
+  [Tok.STAR, 3, Op.multiply],
+  [Tok.SLASH, 3, Op.divide],
+  [Tok.PERCENT, 3, Op.modulo],
+] as const) {
+  BIN_PREC[t] = p;
+  BIN_FN[t] = fn;
+}
+
+/** Internal: unwinds the parser after a fatal error has been recorded. */
+const ABORT = { abort: true };
+
+interface Issue {
+  /** UTF-16 offset, -1 when unknown. */
+  readonly offset: number;
+  readonly message: string;
+  readonly syntax: boolean;
+}
+
+function escapeWS(s: string): string {
+  return s.replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
+}
+
+class Parser implements MacroHelper {
+  private readonly src: string;
+  private readonly kinds: Uint8Array;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  private readonly tokens: Tokens;
+  private p = 0;
+  private nextId = 1;
+  private readonly positions = new Map<number, number>();
+  private readonly macroCalls = new Map<number, Expr>();
+  private readonly issues: Issue[] = [];
+  private readonly macros: MacroTable;
+  private readonly optional: boolean;
+  private readonly identEscape: boolean;
+  private readonly maxDepth: number;
+  private readonly sizeLimit: number;
+  private readonly description: string;
+  private exprDepth = 0;
+  /** Height of the last parsed subtree in cel-go's visitor-depth terms. */
+  private h = 0;
+  /** Position (UTF-16) given to nodes created by the macro being expanded. */
+  private macroPos = 0;
+  private tooLarge = false;
+
+  constructor(source: string, options: ParseOptions) {
+    this.src = source;
+    this.macros = macroTable(options.macros);
+    this.optional = options.enableOptionalSyntax === true;
+    this.identEscape = options.enableIdentEscapeSyntax === true;
+    const depth = options.maxRecursionDepth;
+    this.maxDepth = depth === undefined || depth === 0 ? 250 : depth < 0 ? Number.POSITIVE_INFINITY : depth;
+    const limit = options.expressionSizeCodePointLimit;
+    this.sizeLimit = limit === undefined || limit === 0 ? 100_000 : limit < 0 ? Number.POSITIVE_INFINITY : limit;
+    this.description = options.description ?? "<input>";
+    if (source.length > this.sizeLimit) {
+      // Checked before lexing so that a huge input costs nothing.
+      const size = countCodePoints(source);
+      if (size > this.sizeLimit) {
+        this.tokens = { kinds: new Uint8Array(1), starts: new Int32Array(1), ends: new Int32Array(1), count: 1, errors: [] };
+        this.kinds = this.tokens.kinds;
+        this.starts = this.tokens.starts;
+        this.ends = this.tokens.ends;
+        this.issues.push({
+          offset: -1,
+          message: `expression code point size exceeds limit: size: ${size}, limit ${this.sizeLimit}`,
+          syntax: true,
+        });
+        this.tooLarge = true;
+        return;
+      }
+    }
+    this.tokens = lex(source);
+    this.kinds = this.tokens.kinds;
+    this.starts = this.tokens.starts;
+    this.ends = this.tokens.ends;
+    for (const e of this.tokens.errors) {
+      this.issues.push({ offset: e.offset, message: `Syntax error: token recognition error at: '${e.text}'`, syntax: true });
+    }
+  }
+
+  run(): ParsedExpr {
+    let expr: Expr | undefined;
+    if (!this.tooLarge) {
+      try {
+        expr = this.parseExpr();
+        if (this.kinds[this.p] !== Tok.EOF) this.expect(Tok.EOF);
+        if (this.h > this.maxDepth) {
+          this.issues.push({ offset: -1, message: "max recursion depth exceeded", syntax: false });
+        }
+      } catch (e) {
+        if (e !== ABORT) throw e;
+        expr = undefined;
+      }
+    }
+    const cp = this.codePointMap();
+    if (this.issues.length > 0 || expr === undefined) this.fail(cp);
+    const lineOffsets = this.lineOffsets(cp);
+    if (cp !== undefined) {
+      for (const [id, off] of this.positions) this.positions.set(id, cp[off] as number);
+    }
+    const sourceInfo: SourceInfo = {
+      text: this.src,
+      description: this.description,
+      lineOffsets,
+      positions: this.positions,
+      macroCalls: this.macroCalls,
+    };
+    return { expr: expr as Expr, sourceInfo };
+  }
+
+  // -------------------------------------------------------------------------
+  // Errors and positions
+
+  /** UTF-16 index → code-point index, or undefined when they coincide. */
+  private codePointMap(): Int32Array | undefined {
+    const s = this.src;
+    let i = 0;
+    const n = s.length;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) break;
+    }
+    if (i === n) return undefined;
+    const map = new Int32Array(n + 1);
+    let cp = 0;
+    for (let j = 0; j < n; j++) {
+      map[j] = cp;
+      const c = s.charCodeAt(j);
+      if (c >= 0xd800 && c <= 0xdbff && j + 1 < n) {
+        const d = s.charCodeAt(j + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          map[j + 1] = cp;
+          j++;
+        }
+      }
+      cp++;
+    }
+    map[n] = cp;
+    return map;
+  }
+
+  private lineOffsets(cp: Int32Array | undefined): number[] {
+    const out: number[] = [];
+    const s = this.src;
+    let i = s.indexOf("\n");
+    while (i >= 0) {
+      out.push(cp === undefined ? i + 1 : (cp[i + 1] as number));
+      i = s.indexOf("\n", i + 1);
+    }
+    return out;
+  }
+
+  private fail(cp: Int32Array | undefined): never {
+    const info = { lineOffsets: this.lineOffsets(cp) };
+    const issues: CelIssue[] = this.issues.map((i) => {
+      if (i.offset < 0) return { message: i.message, offset: -1, line: 0, column: 0 };
+      const offset = cp === undefined ? i.offset : (cp[i.offset] as number);
+      const { line, column } = locate(info, offset);
+      return { message: i.message, offset, line, column };
+    });
+    issues.sort((a, b) => (a.line !== b.line ? a.line - b.line : a.column - b.column));
+    if (issues.length === 0) issues.push({ message: "unknown parse error", offset: -1, line: 0, column: 0 });
+    throw new CelCompileError(issues, this.src, this.description);
+  }
+
+  private semanticError(offset: number, message: string): Expr {
+    this.issues.push({ offset, message, syntax: false });
+    return this.errorNode(offset);
+  }
+
+  /** Placeholder for a node whose construction failed (cel-go's unspecified expression). */
+  private errorNode(offset: number): Expr {
+    return { kind: "const", id: this.newId(offset), value: NULL_CONST };
+  }
+
+  private syntaxError(offset: number, message: string): never {
+    this.issues.push({ offset, message: `Syntax error: ${message}`, syntax: true });
+    throw ABORT;
+  }
+
+  private tokenDisplay(i: number): string {
+    if (this.kinds[i] === Tok.EOF) return "'<EOF>'";
+    return `'${escapeWS(this.src.slice(this.starts[i], this.ends[i]))}'`;
+  }
+
+  /** ANTLR's report when the current token cannot start what the grammar expects here. */
+  private syncError(expected: readonly Tok[]): never {
+    const p = this.p;
+    const next = this.kinds[p + 1] as Tok;
+    const extraneous = this.kinds[p] !== Tok.EOF && expected.includes(next);
+    this.syntaxError(
+      this.starts[p] as number,
+      `${extraneous ? "extraneous" : "mismatched"} input ${this.tokenDisplay(p)} expecting ${formatTokenSet(expected)}`,
+    );
+  }
+
+  /** Consumes a required token. */
+  private expect(t: Tok): void {
+    if (this.kinds[this.p] === t) {
+      this.p++;
+      return;
+    }
+    this.syncError([t]);
+  }
+
+  /** ANTLR's "no viable alternative": the text from the decision's first token through the offending one. */
+  private noViable(first: number, offending: number): never {
+    const end = this.kinds[offending] === Tok.EOF ? this.src.length : (this.ends[offending] as number);
+    const text = escapeWS(this.src.slice(this.starts[first], end));
+    this.syntaxError(this.starts[offending] as number, `no viable alternative at input '${text}'`);
+  }
+
+  private newId(offset: number): number {
+    const id = this.nextId++;
+    this.positions.set(id, offset);
+    return id;
+  }
+
+  // -------------------------------------------------------------------------
+  // Grammar
+
+  private parseExpr(): Expr {
+    if (++this.exprDepth > this.maxDepth) {
+      // cel-go's parse-tree listener aborts the whole parse: only syntax errors so far survive.
+      for (let i = this.issues.length - 1; i >= 0; i--) {
+        const issue = this.issues[i] as Issue;
+        if (!issue.syntax || issue.offset > (this.starts[this.p] as number)) this.issues.splice(i, 1);
+      }
+      this.issues.push({ offset: -1, message: `expression recursion limit exceeded: ${this.maxDepth}`, syntax: true });
+      throw ABORT;
+    }
+    const cond = this.parseOr();
+    if (this.kinds[this.p] !== Tok.QUESTION) {
+      this.exprDepth--;
+      return cond;
+    }
+    let h = this.h;
+    const opId = this.newId(this.starts[this.p++] as number);
+    const ifTrue = this.parseOr();
+    if (this.h > h) h = this.h;
+    this.expect(Tok.COLON);
+    const ifFalse = this.parseExpr();
+    if (this.h > h) h = this.h;
+    this.h = h + 1;
+    this.exprDepth--;
+    return { kind: "call", id: opId, fn: Op.conditional, args: [cond, ifTrue, ifFalse] };
+  }
+
+  private parseOr(): Expr {
+    const first = this.parseAnd();
+    if (this.kinds[this.p] !== Tok.LOGICAL_OR) return first;
+    let h = this.h;
+    const terms: Expr[] = [first];
+    const ops: number[] = [];
+    while (this.kinds[this.p] === Tok.LOGICAL_OR) {
+      const pos = this.starts[this.p++] as number;
+      terms.push(this.parseAnd());
+      if (this.h > h) h = this.h;
+      ops.push(this.newId(pos));
+    }
+    this.h = h;
+    return balanced(Op.logicalOr, terms, ops, 0, ops.length - 1);
+  }
+
+  private parseAnd(): Expr {
+    const first = this.parseBinary(1);
+    if (this.kinds[this.p] !== Tok.LOGICAL_AND) return first;
+    let h = this.h;
+    const terms: Expr[] = [first];
+    const ops: number[] = [];
+    while (this.kinds[this.p] === Tok.LOGICAL_AND) {
+      const pos = this.starts[this.p++] as number;
+      terms.push(this.parseBinary(1));
+      if (this.h > h) h = this.h;
+      ops.push(this.newId(pos));
+    }
+    this.h = h;
+    return balanced(Op.logicalAnd, terms, ops, 0, ops.length - 1);
+  }
+
+  /** Relations (1), additive (2) and multiplicative (3) operators, all left-associative. */
+  private parseBinary(minPrec: number): Expr {
+    let left = this.parseUnary();
+    let h = this.h;
+    for (;;) {
+      const op = this.kinds[this.p] as Tok;
+      const prec = BIN_PREC[op] as number;
+      if (prec === 0 || prec < minPrec) break;
+      const id = this.newId(this.starts[this.p++] as number);
+      const right = this.parseBinary(prec + 1);
+      left = { kind: "call", id, fn: BIN_FN[op] as string, args: [left, right] };
+      h = (this.h > h ? this.h : h) + 1;
+    }
+    this.h = h;
+    return left;
+  }
+
+  private parseUnary(): Expr {
+    const kinds = this.kinds;
+    const k = kinds[this.p] as Tok;
+    if (k === Tok.EXCLAM) {
+      const first = this.p;
+      while (kinds[this.p] === Tok.EXCLAM) this.p++;
+      const count = this.p - first;
+      if (count % 2 === 0) return this.parseMember();
+      const id = this.newId(this.starts[first] as number);
+      const operand = this.parseMember();
+      return { kind: "call", id, fn: Op.not, args: [operand] };
+    }
+    if (k === Tok.MINUS) {
+      const next = kinds[this.p + 1];
+      // `-1`, `-1.5`: the sign belongs to the literal (and `-1.f()` calls f on -1), as in cel-go.
+      if (next === Tok.NUM_INT || next === Tok.NUM_FLOAT) return this.parseMember();
+      const first = this.p;
+      while (kinds[this.p] === Tok.MINUS) this.p++;
+      const count = this.p - first;
+      if (!IS_PRIMARY_START[kinds[this.p] as number]) this.noViable(this.p - 1, this.p);
+      if (count % 2 === 0) return this.parseMember();
+      const id = this.newId(this.starts[first] as number);
+      const operand = this.parseMember();
+      return { kind: "call", id, fn: Op.negate, args: [operand] };
+    }
+    if (!IS_UNARY_START[k]) this.syncError(UNARY_START);
+    return this.parseMember();
+  }
+
+  private parseMember(): Expr {
+    let e = this.parsePrimary();
+    let h = this.h;
+    const kinds = this.kinds;
+    for (;;) {
+      const k = kinds[this.p];
+      if (k === Tok.DOT) {
+        const dot = this.p;
+        const dotPos = this.starts[dot] as number;
+        let t = dot + 1;
+        const opt = kinds[t] === Tok.QUESTION;
+        if (opt) t++;
+        const nameKind = kinds[t];
+        if (nameKind === Tok.IDENTIFIER && !opt && kinds[t + 1] === Tok.LPAREN) {
+          // Member call.
+          const name = this.src.slice(this.starts[t], this.ends[t]);
+          this.p = t + 1;
+          const id = this.newId(this.starts[this.p++] as number);
+          const args = this.parseArgs();
+          h = (this.h > h ? this.h : h) + 1;
+          e = this.callOrMacro(id, name, e, args);
+          continue;
+        }
+        if (nameKind !== Tok.IDENTIFIER && nameKind !== Tok.ESC_IDENTIFIER) {
+          if (nameKind === Tok.TRUE || nameKind === Tok.FALSE || nameKind === Tok.NULL) {
+            // cel-go rewrites ANTLR's message for a reserved literal used as a field name.
+            this.syntaxError(
+              this.starts[t] as number,
+              `mismatched input ${this.tokenDisplay(t)} expecting IDENTIFIER`,
+            );
+          }
+          this.noViable(dot, t);
+        }
+        this.p = t + 1;
+        const field = this.fieldName(t);
+        h++;
+        if (opt) {
+          if (!this.optional) {
+            e = this.semanticError(dotPos, "unsupported syntax '.?'");
+            continue;
+          }
+          const lit: Expr = { kind: "const", id: this.newId(this.starts[t] as number), value: { kind: "string", value: field } };
+          e = { kind: "call", id: this.newId(dotPos), fn: Op.optSelect, args: [e, lit] };
+        } else {
+          e = { kind: "select", id: this.newId(dotPos), operand: e, field, testOnly: false };
+        }
+        continue;
+      }
+      if (k === Tok.LBRACKET) {
+        const pos = this.starts[this.p++] as number;
+        const opt = kinds[this.p] === Tok.QUESTION;
+        if (opt) this.p++;
+        const id = this.newId(pos);
+        const index = this.parseExpr();
+        h = (this.h > h ? this.h : h) + 1;
+        this.expect(Tok.RBRACKET);
+        if (opt && !this.optional) {
+          this.positions.delete(id);
+          e = this.semanticError(pos, "unsupported syntax '[?'");
+          continue;
+        }
+        e = { kind: "call", id, fn: opt ? Op.optIndex : Op.index, args: [e, index] };
+        continue;
+      }
+      break;
+    }
+    this.h = h;
+    return e;
+  }
+
+  /** The name of an IDENTIFIER or ESC_IDENTIFIER token used as a field. */
+  private fieldName(t: number, errorAt?: number): string {
+    const start = this.starts[t] as number;
+    const end = this.ends[t] as number;
+    if (this.kinds[t] === Tok.ESC_IDENTIFIER) {
+      if (!this.identEscape) this.semanticError(errorAt ?? start, "unsupported syntax: '`'");
+      return this.src.slice(start + 1, end - 1);
+    }
+    return this.src.slice(start, end);
+  }
+
+  private parsePrimary(): Expr {
+    const kinds = this.kinds;
+    const p = this.p;
+    const k = kinds[p] as Tok;
+    const start = this.starts[p] as number;
+    this.h = 0;
+    switch (k) {
+      case Tok.IDENTIFIER:
+        return this.parseIdentPrimary(p, false);
+      case Tok.DOT:
+        if (kinds[p + 1] !== Tok.IDENTIFIER) this.noViable(p, p + 1);
+        return this.parseIdentPrimary(p + 1, true);
+      case Tok.LPAREN: {
+        this.p++;
+        const e = this.parseExpr();
+        this.expect(Tok.RPAREN);
+        return e;
+      }
+      case Tok.LBRACKET:
+        return this.parseList();
+      case Tok.LBRACE:
+        return this.parseMap();
+      case Tok.MINUS: {
+        const next = kinds[p + 1];
+        if (next !== Tok.NUM_INT && next !== Tok.NUM_FLOAT) this.noViable(p, p + 1);
+        this.p += 2;
+        return next === Tok.NUM_INT ? this.intLiteral(start, p + 1, true) : this.doubleLiteral(start, p + 1, true);
+      }
+      case Tok.NUM_INT:
+        this.p++;
+        return this.intLiteral(start, p, false);
+      case Tok.NUM_FLOAT:
+        this.p++;
+        return this.doubleLiteral(start, p, false);
+      case Tok.NUM_UINT: {
+        this.p++;
+        let text = this.src.slice(start, (this.ends[p] as number) - 1);
+        if (text.length > 2 && text.charCodeAt(1) === 120) text = `0x${text.slice(2)}`;
+        const v = BigInt(text);
+        if (v > UINT64_MAX) return this.semanticError(start, "invalid uint literal");
+        return { kind: "const", id: this.newId(start), value: { kind: "uint", value: v } };
+      }
+      case Tok.STRING: {
+        this.p++;
+        let value: string;
+        try {
+          value = decodeString(this.src, start, this.ends[p] as number);
+        } catch (e) {
+          if (!(e instanceof UnescapeError)) throw e;
+          return this.semanticError(start, e.message);
+        }
+        return { kind: "const", id: this.newId(start), value: { kind: "string", value } };
+      }
+      case Tok.BYTES: {
+        this.p++;
+        let value: Uint8Array;
+        try {
+          value = decodeBytes(this.src, start, this.ends[p] as number);
+        } catch (e) {
+          if (!(e instanceof UnescapeError)) throw e;
+          return this.semanticError(start, e.message);
+        }
+        return { kind: "const", id: this.newId(start), value: { kind: "bytes", value } };
+      }
+      case Tok.TRUE:
+        this.p++;
+        return { kind: "const", id: this.newId(start), value: TRUE_CONST };
+      case Tok.FALSE:
+        this.p++;
+        return { kind: "const", id: this.newId(start), value: FALSE_CONST };
+      case Tok.NULL:
+        this.p++;
+        return { kind: "const", id: this.newId(start), value: NULL_CONST };
+      default:
+        this.syncError(PRIMARY_START);
+    }
+  }
+
+  private intLiteral(start: number, tok: number, negative: boolean): Expr {
+    const src = this.src;
+    const ts = this.starts[tok] as number;
+    const te = this.ends[tok] as number;
+    let v: bigint;
+    if (te - ts > 2 && src.charCodeAt(ts + 1) === 120) {
+      v = BigInt(`0x${src.slice(ts + 2, te)}`);
+    } else if (te - ts < 16) {
+      v = BigInt(Number(src.slice(ts, te)));
+    } else {
+      v = BigInt(src.slice(ts, te));
+    }
+    if (negative) v = -v;
+    if (v < INT64_MIN || v > INT64_MAX) return this.semanticError(start, "invalid int literal");
+    return { kind: "const", id: this.newId(start), value: { kind: "int", value: v } };
+  }
+
+  private doubleLiteral(start: number, tok: number, negative: boolean): Expr {
+    let v = Number(this.src.slice(this.starts[tok], this.ends[tok]));
+    if (negative) v = -v;
+    if (!Number.isFinite(v)) return this.semanticError(start, "invalid double literal");
+    return { kind: "const", id: this.newId(start), value: { kind: "double", value: v } };
+  }
+
+  /** Identifier, global call or message construction; `t` is the IDENTIFIER token, after any leading dot. */
+  private parseIdentPrimary(t: number, leadingDot: boolean): Expr {
+    const kinds = this.kinds;
+    const src = this.src;
+    const ctxStart = this.starts[leadingDot ? t - 1 : t] as number;
+    const name = src.slice(this.starts[t], this.ends[t]);
+    if (kinds[t + 1] === Tok.LPAREN) {
+      this.p = t + 1;
+      const reserved = RESERVED.has(name);
+      const id = reserved ? 0 : this.newId(this.starts[this.p] as number);
+      this.p++;
+      const args = this.parseArgs();
+      if (reserved) return this.semanticError(ctxStart, `reserved identifier: ${name}`);
+      return this.callOrMacro(id, leadingDot ? `.${name}` : name, undefined, args);
+    }
+    // Message construction: IDENT ('.' IDENT)* '{'.
+    let j = t + 1;
+    while (kinds[j] === Tok.DOT && kinds[j + 1] === Tok.IDENTIFIER) j += 2;
+    if (kinds[j] === Tok.LBRACE) {
+      let typeName = leadingDot ? `.${name}` : name;
+      for (let i = t + 2; i < j; i += 2) typeName += `.${src.slice(this.starts[i], this.ends[i])}`;
+      this.p = j;
+      return this.parseMessage(typeName);
+    }
+    this.p = t + 1;
+    if (RESERVED.has(name)) return this.semanticError(ctxStart, `reserved identifier: ${name}`);
+    return { kind: "ident", id: this.newId(this.starts[t] as number), name: leadingDot ? `.${name}` : name };
+  }
+
+  /** Arguments after `(`, through `)`. Sets `h`. */
+  private parseArgs(): Expr[] {
+    const kinds = this.kinds;
+    if (!IS_UNARY_START[kinds[this.p] as number]) {
+      if (kinds[this.p] === Tok.RPAREN) {
+        this.p++;
+        this.h = 0;
+        return [];
+      }
+      this.syncError(ARGS_START);
+    }
+    const args: Expr[] = [];
+    let h = 0;
+    for (;;) {
+      args.push(this.parseExpr());
+      if (this.h > h) h = this.h;
+      if (kinds[this.p] !== Tok.COMMA) break;
+      this.p++;
+    }
+    this.expect(Tok.RPAREN);
+    this.h = h;
+    return args;
+  }
+
+  /** After an element of a list/map/message: consumes a separating comma; false at the end. */
+  private nextElement(close: Tok, isStart: Uint8Array): boolean {
+    const kinds = this.kinds;
+    if (kinds[this.p] !== Tok.COMMA) return false;
+    const after = kinds[this.p + 1] as number;
+    if (after === close) {
+      this.p++;
+      return false;
+    }
+    if (!isStart[after]) this.noViable(this.p, this.p + 1);
+    this.p++;
+    return true;
+  }
+
+  /** The `','? close` tail of a list/map/message. */
+  private closeAggregate(close: Tok): void {
+    const kinds = this.kinds;
+    if (kinds[this.p] === Tok.COMMA) {
+      this.p++;
+      this.expect(close);
+      return;
+    }
+    if (kinds[this.p] !== close) this.syncError([Tok.COMMA, close]);
+    this.p++;
+  }
+
+  private parseList(): Expr {
+    const id = this.newId(this.starts[this.p++] as number);
+    const kinds = this.kinds;
+    const k = kinds[this.p] as Tok;
+    if (!IS_OPT_EXPR_START[k] && k !== Tok.RBRACKET && k !== Tok.COMMA) this.syncError(LIST_START);
+    let elements: Expr[] = EMPTY as never;
+    let optionalIndices: number[] | undefined;
+    let h = 0;
+    if (k !== Tok.RBRACKET && k !== Tok.COMMA) {
+      elements = [];
+      do {
+        let optPos = -1;
+        if (kinds[this.p] === Tok.QUESTION) optPos = this.starts[this.p++] as number;
+        const e = this.parseExpr();
+        if (this.h > h) h = this.h;
+        if (optPos >= 0) {
+          if (!this.optional) this.semanticError(optPos, "unsupported syntax '?'");
+          else (optionalIndices ??= []).push(elements.length);
+        }
+        elements.push(e);
+      } while (this.nextElement(Tok.RBRACKET, IS_OPT_EXPR_START));
+    }
+    this.closeAggregate(Tok.RBRACKET);
+    this.h = h;
+    return { kind: "list", id, elements, optionalIndices: optionalIndices ?? EMPTY };
+  }
+
+  private parseMap(): Expr {
+    const id = this.newId(this.starts[this.p++] as number);
+    const kinds = this.kinds;
+    const k = kinds[this.p] as Tok;
+    if (!IS_OPT_EXPR_START[k] && k !== Tok.RBRACE && k !== Tok.COMMA) this.syncError(MAP_START);
+    let entries: MapEntry[] = EMPTY as never;
+    let h = 0;
+    if (k !== Tok.RBRACE && k !== Tok.COMMA) {
+      entries = [];
+      do {
+        let optPos = -1;
+        if (kinds[this.p] === Tok.QUESTION) optPos = this.starts[this.p++] as number;
+        const key = this.parseExpr();
+        if (this.h > h) h = this.h;
+        const colPos = this.starts[this.p] as number;
+        this.expect(Tok.COLON);
+        const value = this.parseExpr();
+        if (this.h > h) h = this.h;
+        if (optPos >= 0 && !this.optional) {
+          this.semanticError(optPos, "unsupported syntax '?'");
+          continue;
+        }
+        entries.push({ id: this.newId(colPos), key, value, optional: optPos >= 0 });
+      } while (this.nextElement(Tok.RBRACE, IS_OPT_EXPR_START));
+    }
+    this.closeAggregate(Tok.RBRACE);
+    this.h = h;
+    return { kind: "map", id, entries };
+  }
+
+  /** Message construction; the current token is `{`. */
+  private parseMessage(typeName: string): Expr {
+    const id = this.newId(this.starts[this.p++] as number);
+    const kinds = this.kinds;
+    const k = kinds[this.p] as Tok;
+    if (!IS_FIELD_START[k] && k !== Tok.RBRACE && k !== Tok.COMMA) this.syncError(FIELD_START);
+    let fields: StructField[] = EMPTY as never;
+    let h = 0;
+    if (k !== Tok.RBRACE && k !== Tok.COMMA) {
+      fields = [];
+      // cel-go reports a bad escaped field name at the start of the whole initializer list.
+      const listStart = this.starts[this.p] as number;
+      do {
+        let optPos = -1;
+        if (kinds[this.p] === Tok.QUESTION) optPos = this.starts[this.p++] as number;
+        const nk = kinds[this.p];
+        if (nk !== Tok.IDENTIFIER && nk !== Tok.ESC_IDENTIFIER) this.syncError(ESC_IDENT);
+        const nameTok = this.p++;
+        const colPos = this.starts[this.p] as number;
+        this.expect(Tok.COLON);
+        const value = this.parseExpr();
+        if (this.h > h) h = this.h;
+        if (optPos >= 0 && !this.optional) {
+          this.semanticError(optPos, "unsupported syntax '?'");
+          continue;
+        }
+        const field = this.fieldName(nameTok, listStart);
+        fields.push({ id: this.newId(colPos), field, value, optional: optPos >= 0 });
+      } while (this.nextElement(Tok.RBRACE, IS_FIELD_START));
+    }
+    this.closeAggregate(Tok.RBRACE);
+    this.h = h;
+    return { kind: "struct", id, typeName, fields };
+  }
+
+  // -------------------------------------------------------------------------
+  // Calls and macros
+
+  private callOrMacro(id: number, fn: string, target: Expr | undefined, args: Expr[]): Expr {
+    if (this.macros.size > 0) {
+      const def = findMacro(this.macros, fn, args.length, target !== undefined);
+      if (def !== undefined) {
+        const pos = this.positions.get(id) as number;
+        this.macroPos = pos;
+        const result = def.expand(this, target, args);
+        if (result !== undefined) {
+          this.positions.delete(id);
+          if (result.kind === "macroError") {
+            const at = this.positions.get(result.at.id) ?? pos;
+            return this.semanticError(at, result.message);
+          }
+          this.macroCalls.set(
+            result.id,
+            target === undefined ? { kind: "call", id: 0, fn, args } : { kind: "call", id: 0, fn, target, args },
+          );
+          return result;
+        }
+      }
+    }
+    return target === undefined ? { kind: "call", id, fn, args } : { kind: "call", id, fn, target, args };
+  }
+
+  // MacroHelper: nodes positioned at the macro call.
+
+  private macroId(): number {
+    return this.newId(this.macroPos);
+  }
+  ident(name: string): Expr {
+    return { kind: "ident", id: this.macroId(), name };
+  }
+  accu(): Expr {
+    return { kind: "ident", id: this.macroId(), name: ACCUMULATOR };
+  }
+  bool(value: boolean): Expr {
+    return { kind: "const", id: this.macroId(), value: value ? TRUE_CONST : FALSE_CONST };
+  }
+  int(value: bigint): Expr {
+    return { kind: "const", id: this.macroId(), value: { kind: "int", value } };
+  }
+  list(elements: readonly Expr[]): Expr {
+    return { kind: "list", id: this.macroId(), elements, optionalIndices: EMPTY };
+  }
+  emptyMap(): Expr {
+    return { kind: "map", id: this.macroId(), entries: EMPTY };
+  }
+  call(fn: string, args: readonly Expr[]): Expr {
+    return { kind: "call", id: this.macroId(), fn, args };
+  }
+  memberCall(fn: string, target: Expr, args: readonly Expr[]): Expr {
+    return { kind: "call", id: this.macroId(), fn, target, args };
+  }
+  presenceTest(operand: Expr, field: string): Expr {
+    return { kind: "select", id: this.macroId(), operand, field, testOnly: true };
+  }
+  comprehension(
+    iterRange: Expr,
+    iterVar: string,
+    iterVar2: string | undefined,
+    accuInit: Expr,
+    loopCondition: Expr,
+    loopStep: Expr,
+    result: Expr,
+  ): Expr {
+    const id = this.macroId();
+    return iterVar2 === undefined
+      ? { kind: "comprehension", id, iterVar, iterRange, accuVar: ACCUMULATOR, accuInit, loopCondition, loopStep, result }
+      : {
+          kind: "comprehension",
+          id,
+          iterVar,
+          iterVar2,
+          iterRange,
+          accuVar: ACCUMULATOR,
+          accuInit,
+          loopCondition,
+          loopStep,
+          result,
+        };
+  }
+  /** A deep copy with fresh ids, each at the position of the node it copies (cel-go `ExprHelper.Copy`). */
+  copy(e: Expr): Expr {
+    const id = this.newId(this.positions.get(e.id) ?? this.macroPos);
+    switch (e.kind) {
+      case "const":
+        return { kind: "const", id, value: e.value };
+      case "ident":
+        return { kind: "ident", id, name: e.name };
+      case "select":
+        return { kind: "select", id, operand: this.copy(e.operand), field: e.field, testOnly: e.testOnly };
+      case "call": {
+        const args = e.args.map((a) => this.copy(a));
+        if (e.target === undefined) return { kind: "call", id, fn: e.fn, args };
+        return { kind: "call", id, fn: e.fn, target: this.copy(e.target), args };
+      }
+      case "list":
+        return { kind: "list", id, elements: e.elements.map((x) => this.copy(x)), optionalIndices: e.optionalIndices };
+      case "map":
+        return {
+          kind: "map",
+          id,
+          entries: e.entries.map((en) => ({
+            id: this.macroId(),
+            key: this.copy(en.key),
+            value: this.copy(en.value),
+            optional: en.optional,
+          })),
+        };
+      case "struct":
+        return {
+          kind: "struct",
+          id,
+          typeName: e.typeName,
+          fields: e.fields.map((f) => ({ id: this.macroId(), field: f.field, value: this.copy(f.value), optional: f.optional })),
+        };
+      case "comprehension": {
+        const iterRange = this.copy(e.iterRange);
+        const accuInit = this.copy(e.accuInit);
+        const loopCondition = this.copy(e.loopCondition);
+        const loopStep = this.copy(e.loopStep);
+        const result = this.copy(e.result);
+        const base = { kind: "comprehension" as const, id, iterVar: e.iterVar, iterRange, accuVar: e.accuVar };
+        return e.iterVar2 === undefined
+          ? { ...base, accuInit, loopCondition, loopStep, result }
+          : { ...base, iterVar2: e.iterVar2, accuInit, loopCondition, loopStep, result };
+      }
+    }
+  }
+}
+
+/** cel-go's balanced tree for a chain of the same logical operator. */
+function balanced(fn: string, terms: readonly Expr[], ops: readonly number[], lo: number, hi: number): Expr {
+  const mid = (lo + hi + 1) >> 1;
+  const left = mid === lo ? (terms[mid] as Expr) : balanced(fn, terms, ops, lo, mid - 1);
+  const right = mid === hi ? (terms[mid + 1] as Expr) : balanced(fn, terms, ops, mid + 1, hi);
+  return { kind: "call", id: ops[mid] as number, fn, args: [left, right] };
+}
+
+function countCodePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
 }
