@@ -494,6 +494,15 @@ export function treeFromDebugString(s: string): ParsedExpr {
 
 // ------------------------------------------------------------------ running
 
+/**
+ * The checked debug string. cel-go prints a parameterless opaque type (`optional_type`)
+ * without parentheses; the JavaScript formatter prints the proto's abstract type as
+ * `optional_type()`, so that spelling is normalized.
+ */
+function debugString(proto: ReturnType<typeof checkedToProto>): string {
+  return toDebugString(proto.expr!, new SemanticAdorner(proto)).replaceAll("optional_type()", "optional_type");
+}
+
 type Outcome = { pass: true } | { pass: false; why: string };
 
 function runCase(t: IncrementalTest, useParser: boolean): Outcome {
@@ -503,8 +512,11 @@ function runCase(t: IncrementalTest, useParser: boolean): Outcome {
     parsed = useParser ? parse(expr, { macros: new Set(["standard"]) }) : treeFromDebugString(t.ast ?? "");
   } catch (e) {
     if (t.error !== undefined && e instanceof CelCompileError) {
-      // A syntax error case: the parser's business, not the checker's.
-      return { pass: false, why: `parse error: ${e.message.split("\n")[0]}` };
+      // A syntax error case (the optional syntax is off in these cases). The data's generator
+      // gave the parser an empty source description, so its messages read `ERROR: :1:2: …`.
+      const normalized = e.message.replaceAll("ERROR: <input>:", "ERROR: :");
+      if (normalized === t.error) return { pass: true };
+      return { pass: false, why: `parse error differs:\n--- got\n${e.message}\n--- want\n${t.error}` };
     }
     return { pass: false, why: `parse failed: ${(e as Error).message.split("\n")[0]}` };
   }
@@ -513,7 +525,7 @@ function runCase(t: IncrementalTest, useParser: boolean): Outcome {
     const c = check(parsed, env);
     if (t.error !== undefined) return { pass: false, why: `expected error ${JSON.stringify(t.error)}` };
     const proto = checkedToProto(c);
-    const got = toDebugString(proto.expr!, new SemanticAdorner(proto));
+    const got = debugString(proto);
     if (t.checkedAst !== undefined && got !== t.checkedAst) {
       return { pass: false, why: `checkedAst differs:\n--- got\n${got}\n--- want\n${t.checkedAst}` };
     }
@@ -545,6 +557,16 @@ const KNOWN_FAILURES: ReadonlyMap<string, string> = new Map([
     "descriptor difference: the suite's registry has cel.expr.conformance.proto2 TestAllTypes.NestedGroup " +
       "with fields single_id/single_name, not google.expr.proto2.test's nested_id",
   ],
+  ...[
+    "122: {?'key': {'a': 'b'}.?value}",
+    "123: {?'key': {'a': 'b'}.?value}.key",
+    "128: TestAllTypes{?single_int32: {}.?i}",
+  ].map(
+    (k): [string, string] => [
+      k,
+      "parser: reports a second 'unsupported syntax' error (for the '.?') where cel-go's data has only the first",
+    ],
+  ),
   [
     "133: NotAMessage{}",
     "data from an older cel-go that resolved message names through variable declarations " +
@@ -598,6 +620,38 @@ describe("official checking suite (cel-go checker_test.go)", () => {
 
 // ------------------------------------------------------------------ conformance suite checkedAst
 
+/**
+ * Why conformance cases with a `checkedAst` do not pass yet. None is a checker
+ * defect: each is a missing library or macro, a parser or type-provider issue owned
+ * elsewhere, or test data from an older cel-go. A failure matching none fails the test.
+ */
+const CONFORMANCE_FAILURE_REASONS: readonly { reason: string; test: (path: string, why: string) => boolean }[] = [
+  {
+    reason: "math extension (math.greatest/least macros, math.* functions) not in the environment yet",
+    test: (p, w) => p.startsWith("math_ext/") && w.includes("undeclared reference to 'math'"),
+  },
+  {
+    reason: "cel.block / cel.bind / cel.index macros not available yet",
+    test: (p, w) => /^(block_ext|bindings_ext)\//.test(p) && w.includes("undeclared reference to 'cel'"),
+  },
+  {
+    reason: "proto.getExt / proto.hasExt (proto2 extensions) not supported",
+    test: (p, w) => p.startsWith("proto2_ext/") && w.includes("undeclared reference to 'proto'"),
+  },
+  {
+    reason: "parser: the escape \\r in string literals decodes as a line feed",
+    test: (_p, w) => /--- got\n[^]*\\n[^]*--- want\n[^]*\\r/.test(w),
+  },
+  {
+    reason: "optional macros (optMap/optFlatMap) not expanded by the parser in this environment",
+    test: (p, w) => p.startsWith("optionals/") && /optMap|optFlatMap/.test(w),
+  },
+  {
+    reason: "conformance ProtoTypeProvider types the google.protobuf.NullValue enum field as null; cel-go types enum fields as int",
+    test: (p, w) => p.startsWith("dynamic/value_null/") && w.includes("field 'null_value' is 'null'"),
+  },
+];
+
 describe("conformance suite: checked ASTs and types", () => {
   it("reports how many checkedAst/type expectations the checker meets", async () => {
     const { getConformanceSuite } = await import("@bufbuild/cel-spec/testdata/tests.js");
@@ -615,6 +669,8 @@ describe("conformance suite: checked ASTs and types", () => {
     walk(getConformanceSuite(), "");
     let passed = 0;
     const failures: string[] = [];
+    const unexplained: string[] = [];
+    const byReason = new Map<string, number>();
     const bySection = new Map<string, [number, number]>();
     for (const { path, test } of cases) {
       const o = test.original;
@@ -633,7 +689,7 @@ describe("conformance suite: checked ASTs and types", () => {
           : treeFromDebugString(test.ast ?? "");
         const c = check(parsed, env);
         const proto = checkedToProto(c);
-        const got = toDebugString(proto.expr!, new SemanticAdorner(proto));
+        const got = debugString(proto);
         if (got !== test.checkedAst) why = `checkedAst differs:\n--- got\n${got}\n--- want\n${test.checkedAst}`;
         else if (test.type !== undefined && formatCELType(typeToProto(c.type)) !== test.type) {
           why = `type ${formatCELType(typeToProto(c.type))}, want ${test.type}`;
@@ -644,13 +700,19 @@ describe("conformance suite: checked ASTs and types", () => {
       if (why === undefined) {
         passed++;
         counts[0]++;
-      } else failures.push(`✗ ${path}\n${why}`);
+      } else {
+        failures.push(`✗ ${path}\n${why}`);
+        const reason = CONFORMANCE_FAILURE_REASONS.find((r) => r.test(path, why!))?.reason;
+        if (reason === undefined) unexplained.push(path);
+        else byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+      }
     }
     const sections = [...bySection].map(([s, [p, n]]) => `${s} ${p}/${n}`).join(", ");
     console.log(
       `conformance checkedAst: ${passed}/${cases.length} passed (${useParser ? "real parser" : "trees from debug strings"}); ${sections}`,
     );
+    console.log([...byReason].map(([r, n]) => `  ${n} × ${r}`).join("\n"));
     if (process.env.CHECKER_SUITE_VERBOSE) console.log(failures.join("\n\n"));
-    expect(passed).toBeGreaterThan(0);
+    expect(unexplained).toEqual([]);
   });
 });

@@ -61,6 +61,7 @@ import {
   mapType,
   NULL_TYPE,
   OPTIONAL_NAME,
+  opaqueType,
   optionalType,
   STRING,
   typeParam,
@@ -150,7 +151,8 @@ function overloadTypeParams(o: OverloadDecl): readonly string[] {
 
 const MAX_ISSUES = 100;
 
-const OPTIONAL_DYN = optionalType(DYN);
+/** cel-go v0.26's `types.OptionalType`: the parameterless opaque `optional_type` (later versions: `optional_type(dyn)`). */
+const OPTIONAL_TYPE_VALUE = opaqueType(OPTIONAL_NAME);
 
 class Checker {
   readonly typeMap = new Map<number, CelType>();
@@ -313,11 +315,11 @@ class Checker {
     });
   }
 
-  /** Type names every environment knows, plus `optional_type` (as `optional_type(dyn)`) with the optional library. */
+  /** Type names every environment knows, plus `optional_type` with the optional library. */
   private builtinType(name: string): CelType | undefined {
     const t = BUILTIN_TYPE_NAMES.get(name);
     if (t !== undefined) return t;
-    if (name === OPTIONAL_NAME && this.env.optionalSyntax) return OPTIONAL_DYN;
+    if (name === OPTIONAL_NAME && this.env.optionalSyntax) return OPTIONAL_TYPE_VALUE;
     return undefined;
   }
 
