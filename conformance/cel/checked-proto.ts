@@ -18,23 +18,19 @@ import {
   Type_WellKnownType,
   TypeSchema,
 } from "@bufbuild/cel-spec/cel/expr/checked_pb.js";
-import {
-  type Constant as ConstantProto,
-  ConstantSchema,
-  type Expr as ExprProto,
-  ExprSchema,
-} from "@bufbuild/cel-spec/cel/expr/syntax_pb.js";
+import type { Constant as ConstantProto, Expr as ExprProto } from "@bufbuild/cel-spec/cel/expr/syntax_pb.js";
 import { NullValue } from "@bufbuild/protobuf/wkt";
-import type { Constant, Expr } from "../../src/cel/ast.js";
+import type { Expr } from "../../src/cel/ast.js";
 import type { CheckedExpr } from "../../src/cel/checked.js";
 import type { CelType } from "../../src/cel/types.js";
 import type { CelValue } from "../../src/cel/values.js";
 import { CelUint } from "../../src/cel/values.js";
+import { toProtoConstant, toProtoExpr, toProtoSourceInfo } from "./ast-proto.js";
 
-/** Converts a checked expression; `exprToProto` converts the tree (defaults to {@link exprToProto}). */
+/** Converts a checked expression (the tree and source info through `ast-proto.ts`). */
 export function checkedToProto(
   checked: CheckedExpr,
-  convertExpr: (e: Expr) => ExprProto = exprToProto,
+  convertExpr: (e: Expr) => ExprProto = toProtoExpr,
 ): CheckedExprProto {
   const typeMap: Record<string, TypeProto> = {};
   for (const [id, t] of checked.typeMap) typeMap[String(id)] = typeToProto(t);
@@ -47,7 +43,12 @@ export function checkedToProto(
     }
     referenceMap[String(id)] = ref;
   }
-  return create(CheckedExprSchema, { expr: convertExpr(checked.expr), typeMap, referenceMap });
+  return create(CheckedExprSchema, {
+    expr: convertExpr(checked.expr),
+    sourceInfo: toProtoSourceInfo(checked.sourceInfo),
+    typeMap,
+    referenceMap,
+  });
 }
 
 const PRIMITIVES: Readonly<Record<string, Type_PrimitiveType>> = {
@@ -115,120 +116,13 @@ export function typeToProto(t: CelType): TypeProto {
   }
 }
 
-function constantToProto(c: Constant): ConstantProto {
-  switch (c.kind) {
-    case "null":
-      return create(ConstantSchema, { constantKind: { case: "nullValue", value: NullValue.NULL_VALUE } });
-    case "bool":
-      return create(ConstantSchema, { constantKind: { case: "boolValue", value: c.value } });
-    case "int":
-      return create(ConstantSchema, { constantKind: { case: "int64Value", value: c.value } });
-    case "uint":
-      return create(ConstantSchema, { constantKind: { case: "uint64Value", value: c.value } });
-    case "double":
-      return create(ConstantSchema, { constantKind: { case: "doubleValue", value: c.value } });
-    case "string":
-      return create(ConstantSchema, { constantKind: { case: "stringValue", value: c.value } });
-    case "bytes":
-      return create(ConstantSchema, { constantKind: { case: "bytesValue", value: c.value } });
-  }
-}
-
 function valueToConstant(v: CelValue): ConstantProto | undefined {
-  if (v === null) return constantToProto({ kind: "null" });
-  if (typeof v === "boolean") return constantToProto({ kind: "bool", value: v });
-  if (typeof v === "bigint") return constantToProto({ kind: "int", value: v });
-  if (typeof v === "number") return constantToProto({ kind: "double", value: v });
-  if (typeof v === "string") return constantToProto({ kind: "string", value: v });
-  if (v instanceof Uint8Array) return constantToProto({ kind: "bytes", value: v });
-  if (v instanceof CelUint) return constantToProto({ kind: "uint", value: v.value });
+  if (v === null) return toProtoConstant({ kind: "null" });
+  if (typeof v === "boolean") return toProtoConstant({ kind: "bool", value: v });
+  if (typeof v === "bigint") return toProtoConstant({ kind: "int", value: v });
+  if (typeof v === "number") return toProtoConstant({ kind: "double", value: v });
+  if (typeof v === "string") return toProtoConstant({ kind: "string", value: v });
+  if (v instanceof Uint8Array) return toProtoConstant({ kind: "bytes", value: v });
+  if (v instanceof CelUint) return toProtoConstant({ kind: "uint", value: v.value });
   return undefined;
-}
-
-/** Our AST → `cel.expr.Expr` (map literals become `struct_expr` with map keys, as in the proto). */
-export function exprToProto(e: Expr): ExprProto {
-  const id = BigInt(e.id);
-  switch (e.kind) {
-    case "const":
-      return create(ExprSchema, { id, exprKind: { case: "constExpr", value: constantToProto(e.value) } });
-    case "ident":
-      return create(ExprSchema, { id, exprKind: { case: "identExpr", value: { name: e.name } } });
-    case "select":
-      return create(ExprSchema, {
-        id,
-        exprKind: {
-          case: "selectExpr",
-          value: { operand: exprToProto(e.operand), field: e.field, testOnly: e.testOnly },
-        },
-      });
-    case "call":
-      return create(ExprSchema, {
-        id,
-        exprKind: {
-          case: "callExpr",
-          value: {
-            function: e.fn,
-            args: e.args.map(exprToProto),
-            ...(e.target !== undefined ? { target: exprToProto(e.target) } : {}),
-          },
-        },
-      });
-    case "list":
-      return create(ExprSchema, {
-        id,
-        exprKind: {
-          case: "listExpr",
-          value: { elements: e.elements.map(exprToProto), optionalIndices: [...e.optionalIndices] },
-        },
-      });
-    case "map":
-      return create(ExprSchema, {
-        id,
-        exprKind: {
-          case: "structExpr",
-          value: {
-            messageName: "",
-            entries: e.entries.map((en) => ({
-              id: BigInt(en.id),
-              keyKind: { case: "mapKey" as const, value: exprToProto(en.key) },
-              value: exprToProto(en.value),
-              optionalEntry: en.optional,
-            })),
-          },
-        },
-      });
-    case "struct":
-      return create(ExprSchema, {
-        id,
-        exprKind: {
-          case: "structExpr",
-          value: {
-            messageName: e.typeName,
-            entries: e.fields.map((f) => ({
-              id: BigInt(f.id),
-              keyKind: { case: "fieldKey" as const, value: f.field },
-              value: exprToProto(f.value),
-              optionalEntry: f.optional,
-            })),
-          },
-        },
-      });
-    case "comprehension":
-      return create(ExprSchema, {
-        id,
-        exprKind: {
-          case: "comprehensionExpr",
-          value: {
-            iterVar: e.iterVar,
-            iterVar2: e.iterVar2 ?? "",
-            iterRange: exprToProto(e.iterRange),
-            accuVar: e.accuVar,
-            accuInit: exprToProto(e.accuInit),
-            loopCondition: exprToProto(e.loopCondition),
-            loopStep: exprToProto(e.loopStep),
-            result: exprToProto(e.result),
-          },
-        },
-      });
-  }
 }
