@@ -30,6 +30,11 @@ export interface StructNode {
   readonly required?: readonly string[];
   /** `x-kubernetes-map-type: atomic`: replaced as a whole, never merged field by field. */
   readonly atomic?: boolean;
+  /**
+   * Undeclared fields are allowed, each with an untyped value (`x-kubernetes-preserve-unknown-fields`
+   * on an object with properties, or below one, in a CRD schema).
+   */
+  readonly preserveUnknown?: boolean;
   readonly maxProperties?: number;
 }
 
@@ -69,6 +74,9 @@ interface SchemaIndex {
 }
 
 let builtin: SchemaIndex | undefined;
+
+/** The schema of an undeclared field of a struct that preserves unknown fields. */
+const UNKNOWN_FIELD: UntypedNode = { t: "untyped", preserveUnknown: true };
 
 /** Parses the generated index once (about 260 KB of JSON, a few milliseconds). */
 function builtinIndex(): SchemaIndex {
@@ -131,8 +139,9 @@ export class SchemaRegistry {
   /** The schema of a struct field or map value, or undefined when the field is not declared. */
   child(node: SchemaNode, field: string): SchemaNode | undefined {
     if (node.t === "struct") {
-      const f = node.f[field];
-      return f === undefined ? undefined : this.resolve(f);
+      const f = Object.prototype.hasOwnProperty.call(node.f, field) ? node.f[field] : undefined;
+      if (f === undefined) return node.preserveUnknown === true ? UNKNOWN_FIELD : undefined;
+      return this.resolve(f);
     }
     if (node.t === "map") return this.resolve(node.v);
     if (node.t === "untyped") return node;
