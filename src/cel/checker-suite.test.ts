@@ -257,241 +257,6 @@ function envFor(t: IncrementalTest): Env {
 
 // ------------------------------------------------------------------ trees
 
-/** Whether the real parser is available yet (it is written in parallel). */
-function parserAvailable(): boolean {
-  try {
-    parse("1");
-    return true;
-  } catch (e) {
-    return e instanceof CelCompileError;
-  }
-}
-
-/**
- * Rebuilds our tree from the suite's parsed-AST debug string (`ast`, cel-go's
- * KindAdorner format). No positions: used only while the parser is missing.
- */
-export function treeFromDebugString(s: string): ParsedExpr {
-  let pos = 0;
-  let nextId = 0;
-  const OPS = ["_[?_]", "_?._", "_?_:_", "_[_]", "_==_", "_!=_", "_<=_", "_>=_", "_<_", "_>_", "_&&_", "_||_", "_+_", "_-_", "_*_", "_/_", "_%_", "!_", "-_", "@in", "@not_strictly_false"];
-  const skip = () => {
-    for (;;) {
-      while (pos < s.length && /\s/.test(s[pos]!)) pos++;
-      if (s.startsWith("//", pos)) {
-        while (pos < s.length && s[pos] !== "\n") pos++;
-      } else return;
-    }
-  };
-  const expect_ = (tok: string) => {
-    skip();
-    if (!s.startsWith(tok, pos)) throw new Error(`expected ${tok} at ${pos}: ${s.slice(pos, pos + 30)}`);
-    pos += tok.length;
-  };
-  const adornment = (): string => {
-    if (!s.startsWith("^#", pos)) return "";
-    const end = s.indexOf("#", pos + 2);
-    const kind = s.slice(pos + 2, end);
-    pos = end + 1;
-    return kind;
-  };
-  const name = (): string => {
-    const m = /^\.?[A-Za-z_@$][A-Za-z0-9_.@$]*/.exec(s.slice(pos));
-    if (m === null) throw new Error(`expected a name at ${pos}: ${s.slice(pos, pos + 30)}`);
-    pos += m[0].length;
-    return m[0];
-  };
-  const quoted = (): string => {
-    // Go-quoted string starting at the opening quote.
-    pos++;
-    let out = "";
-    while (s[pos] !== '"') {
-      if (s[pos] === "\\") {
-        const c = s[pos + 1]!;
-        const simple: Record<string, string> = { a: "\x07", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", '"': '"', "\\": "\\", "'": "'" };
-        if (c in simple) {
-          out += simple[c];
-          pos += 2;
-        } else if (c === "x") {
-          out += String.fromCodePoint(parseInt(s.slice(pos + 2, pos + 4), 16));
-          pos += 4;
-        } else if (c === "u") {
-          out += String.fromCodePoint(parseInt(s.slice(pos + 2, pos + 6), 16));
-          pos += 6;
-        } else if (c === "U") {
-          out += String.fromCodePoint(parseInt(s.slice(pos + 2, pos + 10), 16));
-          pos += 10;
-        } else throw new Error(`bad escape ${c}`);
-      } else {
-        const cp = s.codePointAt(pos)!;
-        out += String.fromCodePoint(cp);
-        pos += cp > 0xffff ? 2 : 1;
-      }
-    }
-    pos++;
-    return out;
-  };
-  const args = (close: string): Expr[] => {
-    const out: Expr[] = [];
-    skip();
-    while (!s.startsWith(close, pos)) {
-      out.push(expr());
-      skip();
-      if (s[pos] === ",") pos++;
-      skip();
-    }
-    pos += close.length;
-    return out;
-  };
-  const primary = (): Expr => {
-    skip();
-    for (const op of OPS) {
-      if (s.startsWith(`${op}(`, pos)) {
-        pos += op.length + 1;
-        const id = ++nextId;
-        const as = args(")");
-        adornment();
-        return { kind: "call", id, fn: op, args: as };
-      }
-    }
-    const c = s[pos]!;
-    if (c === '"' || (c === "b" && s[pos + 1] === '"')) {
-      const isBytes = c === "b";
-      if (isBytes) pos++;
-      const text = quoted();
-      const id = ++nextId;
-      adornment();
-      const value: Constant = isBytes
-        ? { kind: "bytes", value: Uint8Array.from([...text].map((ch) => ch.codePointAt(0)!)) }
-        : { kind: "string", value: text };
-      return { kind: "const", id, value };
-    }
-    if (/[-0-9]/.test(c)) {
-      const m = /^-?[0-9][0-9a-fA-FxX.e+-]*u?/.exec(s.slice(pos))!;
-      pos += m[0].length;
-      const id = ++nextId;
-      const kind = adornment();
-      const t = m[0];
-      let value: Constant;
-      if (kind.endsWith("Uint64Value")) value = { kind: "uint", value: BigInt(t.replace(/u$/, "")) };
-      else if (kind.endsWith("DoubleValue")) value = { kind: "double", value: Number(t) };
-      else value = { kind: "int", value: BigInt(t) };
-      return { kind: "const", id, value };
-    }
-    if (c === "[") {
-      pos++;
-      const id = ++nextId;
-      const elements = args("]");
-      adornment();
-      return { kind: "list", id, elements, optionalIndices: [] };
-    }
-    if (c === "{") {
-      pos++;
-      const id = ++nextId;
-      const entries = [];
-      skip();
-      while (s[pos] !== "}") {
-        const optional = s[pos] === "?";
-        if (optional) pos++;
-        const key = expr();
-        expect_(":");
-        const value = expr();
-        adornment();
-        entries.push({ id: ++nextId, key, value, optional });
-        skip();
-        if (s[pos] === ",") pos++;
-        skip();
-      }
-      pos++;
-      adornment();
-      return { kind: "map", id, entries };
-    }
-    if (s.startsWith("__comprehension__(", pos)) {
-      pos += "__comprehension__(".length;
-      const id = ++nextId;
-      skip();
-      const iterVar = name();
-      expect_(",");
-      const iterRange = expr();
-      expect_(",");
-      skip();
-      const accuVar = name();
-      expect_(",");
-      const accuInit = expr();
-      expect_(",");
-      const loopCondition = expr();
-      expect_(",");
-      const loopStep = expr();
-      expect_(",");
-      const result = expr();
-      expect_(")");
-      adornment();
-      return { kind: "comprehension", id, iterVar, iterRange, accuVar, accuInit, loopCondition, loopStep, result };
-    }
-    const n = name();
-    if (s[pos] === "(") {
-      pos++;
-      const id = ++nextId;
-      const as = args(")");
-      adornment();
-      return { kind: "call", id, fn: n, args: as };
-    }
-    if (s[pos] === "{") {
-      pos++;
-      const id = ++nextId;
-      const fields = [];
-      skip();
-      while (s[pos] !== "}") {
-        const optional = s[pos] === "?";
-        if (optional) pos++;
-        const field = name();
-        expect_(":");
-        const value = expr();
-        adornment();
-        fields.push({ id: ++nextId, field, value, optional });
-        skip();
-        if (s[pos] === ",") pos++;
-        skip();
-      }
-      pos++;
-      adornment();
-      return { kind: "struct", id, typeName: n, fields };
-    }
-    const id = ++nextId;
-    adornment();
-    if (n === "true" || n === "false") return { kind: "const", id, value: { kind: "bool", value: n === "true" } };
-    if (n === "null") return { kind: "const", id, value: { kind: "null" } };
-    return { kind: "ident", id, name: n };
-  };
-  const expr = (): Expr => {
-    let e = primary();
-    while (s[pos] === ".") {
-      pos++;
-      const field = /^[A-Za-z_][A-Za-z0-9_]*/.exec(s.slice(pos))![0];
-      pos += field.length;
-      if (s[pos] === "(") {
-        pos++;
-        const id = ++nextId;
-        const as = args(")");
-        adornment();
-        e = { kind: "call", id, fn: field, target: e, args: as };
-      } else {
-        const testOnly = s.startsWith("~test-only~", pos);
-        if (testOnly) pos += "~test-only~".length;
-        const id = ++nextId;
-        adornment();
-        e = { kind: "select", id, operand: e, field, testOnly };
-      }
-    }
-    return e;
-  };
-  const e = expr();
-  return {
-    expr: e,
-    sourceInfo: { text: "", description: "<input>", lineOffsets: [], positions: new Map(), macroCalls: new Map() },
-  };
-}
-
 // ------------------------------------------------------------------ running
 
 /**
@@ -505,11 +270,10 @@ function debugString(proto: ReturnType<typeof checkedToProto>): string {
 
 type Outcome = { pass: true } | { pass: false; why: string };
 
-function runCase(t: IncrementalTest, useParser: boolean): Outcome {
-  const expr = t.original.expr;
+function runCase(t: IncrementalTest): Outcome {
   let parsed: ParsedExpr;
   try {
-    parsed = useParser ? parse(expr, { macros: new Set(["standard"]) }) : treeFromDebugString(t.ast ?? "");
+    parsed = parse(t.original.expr, { macros: new Set(["standard"]) });
   } catch (e) {
     if (t.error !== undefined && e instanceof CelCompileError) {
       // A syntax error case (the optional syntax is off in these cases). The data's generator
@@ -587,7 +351,6 @@ function allTests(): IncrementalTest[] {
 
 describe("official checking suite (cel-go checker_test.go)", () => {
   it("passes every case not listed as a known failure", () => {
-    const useParser = parserAvailable();
     const tests = allTests();
     let passed = 0;
     const unexpected: string[] = [];
@@ -595,13 +358,7 @@ describe("official checking suite (cel-go checker_test.go)", () => {
     const report: string[] = [];
     tests.forEach((t, i) => {
       const key = `${i}: ${t.name}`;
-      const r = runCase(t, useParser);
-      // Without the parser there are no positions, so expected errors cannot match yet.
-      const needsParser = !useParser && t.error !== undefined;
-      if (!r.pass && needsParser) {
-        report.push(`✗ ${key} (needs parser positions)\n${r.why}`);
-        return;
-      }
+      const r = runCase(t);
       if (r.pass) {
         passed++;
         if (KNOWN_FAILURES.has(key)) nowPassing.push(key);
@@ -610,9 +367,7 @@ describe("official checking suite (cel-go checker_test.go)", () => {
         if (!KNOWN_FAILURES.has(key)) unexpected.push(key);
       }
     });
-    console.log(
-      `checking suite: ${passed}/${tests.length} passed (${useParser ? "real parser" : "trees from the suite's debug strings"})`,
-    );
+    console.log(`checking suite: ${passed}/${tests.length} passed`);
     if (process.env.CHECKER_SUITE_VERBOSE) console.log(report.join("\n\n"));
     expect({ unexpected, nowPassing }).toEqual({ unexpected: [], nowPassing: [] });
   });
@@ -660,7 +415,6 @@ describe("conformance suite: checked ASTs and types", () => {
     const { declsFromProto } = await import("../../conformance/cel/values.js");
     const provider = new ProtoTypeProvider();
     const { libraries } = await loadExtensionLibraries();
-    const useParser = parserAvailable();
     const cases: { path: string; test: IncrementalTest }[] = [];
     const walk = (s: ReturnType<typeof getConformanceSuite>, prefix: string) => {
       for (const t of s.tests) if (t.checkedAst !== undefined) cases.push({ path: `${prefix}/${t.name}`, test: t });
@@ -684,9 +438,10 @@ describe("conformance suite: checked ASTs and types", () => {
         const libs = [...libraries];
         if (decls.functions.length > 0) libs.push({ name: "conformance.typeEnv", functions: decls.functions });
         const env = new Env({ container: o.container, variables: decls.variables, libraries: libs, typeProvider: provider });
-        const parsed = useParser
-          ? parse(o.expr, { macros: o.disableMacros ? new Set() : env.macros, enableOptionalSyntax: env.optionalSyntax })
-          : treeFromDebugString(test.ast ?? "");
+        const parsed = parse(o.expr, {
+          macros: o.disableMacros ? new Set() : env.macros,
+          enableOptionalSyntax: env.optionalSyntax,
+        });
         const c = check(parsed, env);
         const proto = checkedToProto(c);
         const got = debugString(proto);
@@ -709,10 +464,40 @@ describe("conformance suite: checked ASTs and types", () => {
     }
     const sections = [...bySection].map(([s, [p, n]]) => `${s} ${p}/${n}`).join(", ");
     console.log(
-      `conformance checkedAst: ${passed}/${cases.length} passed (${useParser ? "real parser" : "trees from debug strings"}); ${sections}`,
+      `conformance checkedAst: ${passed}/${cases.length} passed; ${sections}`,
     );
     console.log([...byReason].map(([r, n]) => `  ${n} × ${r}`).join("\n"));
     if (process.env.CHECKER_SUITE_VERBOSE) console.log(failures.join("\n\n"));
     expect(unexplained).toEqual([]);
+  });
+});
+
+// ------------------------------------------------------------------ parsing suite checkedAst
+
+describe("parsing suite (cel-go parser_test.go): checked ASTs and types", () => {
+  it("meets every checkedAst/type expectation", async () => {
+    const { getParsingSuite } = await import("@bufbuild/cel-spec/testdata/tests.js");
+    const env = new Env({});
+    const cases: IncrementalTest[] = [];
+    const walk = (s: ReturnType<typeof getParsingSuite>) => {
+      for (const t of s.tests) if (t.checkedAst !== undefined) cases.push(t);
+      s.suites.forEach(walk);
+    };
+    walk(getParsingSuite());
+    const failures: string[] = [];
+    for (const t of cases) {
+      try {
+        const c = check(parse(t.original.expr, { macros: env.macros }), env);
+        const got = debugString(checkedToProto(c));
+        const type = formatCELType(typeToProto(c.type));
+        if (got !== t.checkedAst || type !== t.type) {
+          failures.push(`${t.name}:\n--- got\n${got} : ${type}\n--- want\n${t.checkedAst} : ${t.type}`);
+        }
+      } catch (e) {
+        failures.push(`${t.name}: ${(e as Error).message}`);
+      }
+    }
+    console.log(`parsing suite checkedAst: ${cases.length - failures.length}/${cases.length} passed`);
+    expect(failures).toEqual([]);
   });
 });
