@@ -19,12 +19,13 @@ import { durationToString, formatRfc3339, timestampToString } from "../std/time.
 import { formatFixed, formatExponent, formatG, formatShortestFixed, goQuote, localizedFixed, localizedScientific } from "./go-format.js";
 
 /** A clause error, reported as "error during formatting: <msg>". */
-class ClauseError extends Error {}
+export class ClauseError extends Error {}
 
 /** Larger precisions would build gigantic strings; cel-go v5+ caps at 100. */
 const PRECISION_LIMIT = 100_000;
 
-interface Formatter {
+/** The clause implementations of one formatter generation (the receiver of each verb). */
+export interface Formatter {
   s(v: CelValue): string;
   d(v: CelValue): string;
   f(v: CelValue, prec: number | undefined): string;
@@ -239,7 +240,11 @@ function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= "0" && c <= "9";
 }
 
-function interpolate(
+/**
+ * Runs the format-string parser of cel-go over `args` with the given clause
+ * implementations (`defaultPrecision` undefined: versions 1-3 pass no precision).
+ */
+export function interpolate(
   format: string,
   args: readonly CelValue[],
   fmt: Formatter,
