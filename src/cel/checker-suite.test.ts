@@ -20,7 +20,7 @@ import { getTestRegistry } from "@bufbuild/cel-spec/testdata/registry.js";
 import { toDebugString, SemanticAdorner, formatCELType } from "@bufbuild/cel-spec/testdata/to-debug-string.js";
 import type { Type as TypeProto, Decl } from "@bufbuild/cel-spec/cel/expr/checked_pb.js";
 import { checkedToProto, typeToProto } from "../../conformance/cel/checked-proto.js";
-import type { Constant, Expr, ParsedExpr } from "./ast.js";
+import type { ParsedExpr } from "./ast.js";
 import { check } from "./checker.js";
 import { type FunctionDecl, type OverloadDecl, type TypeProvider, func, memberOverload, overload } from "./decls.js";
 import { Env } from "./env.js";
@@ -321,16 +321,6 @@ const KNOWN_FAILURES: ReadonlyMap<string, string> = new Map([
     "descriptor difference: the suite's registry has cel.expr.conformance.proto2 TestAllTypes.NestedGroup " +
       "with fields single_id/single_name, not google.expr.proto2.test's nested_id",
   ],
-  ...[
-    "122: {?'key': {'a': 'b'}.?value}",
-    "123: {?'key': {'a': 'b'}.?value}.key",
-    "128: TestAllTypes{?single_int32: {}.?i}",
-  ].map(
-    (k): [string, string] => [
-      k,
-      "parser: reports a second 'unsupported syntax' error (for the '.?') where cel-go's data has only the first",
-    ],
-  ),
   [
     "133: NotAMessage{}",
     "data from an older cel-go that resolved message names through variable declarations " +

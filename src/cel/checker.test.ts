@@ -27,8 +27,6 @@ import {
   typeParam,
   typeType,
   wrapperType,
-  TIMESTAMP,
-  DURATION,
 } from "./types.js";
 import { formatType } from "./check-types.js";
 

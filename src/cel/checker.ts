@@ -37,7 +37,6 @@ import {
   internalIsAssignableList,
   isDyn,
   isDynOrError,
-  isError,
   isExactType,
   isOptional,
   Mapping,
