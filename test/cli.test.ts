@@ -177,11 +177,11 @@ describe("evaluation", () => {
     expect(labels.stdout).toBe("true\n");
   });
 
-  it("YAML ints are int, YAML floats are double", async () => {
-    const vars = file("nums.yaml", "i: 3\nd: 3.0\nbig: 9223372036854775807\n");
+  it("YAML integers are int (exact), other numbers double", async () => {
+    const vars = file("nums.yaml", "i: 3\nd: 3.5\nbig: 9223372036854775807\n");
     expect((await cli("cel", "[type(i), type(d)]", "--vars", vars)).stdout).toBe('["int","double"]\n');
     expect((await cli("cel", "i + 1", "--vars", vars)).stdout).toBe("4\n");
-    expect((await cli("cel", "d * 2.0", "--vars", vars)).stdout).toBe("6.0\n");
+    expect((await cli("cel", "d * 2.0", "--vars", vars)).stdout).toBe("7.0\n");
     expect((await cli("cel", "big - 1", "--vars", vars)).stdout).toBe("9223372036854775806\n");
   });
 

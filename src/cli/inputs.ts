@@ -2,15 +2,14 @@
  * Variable bindings from the command line: `--vars <file.json|yaml>` and
  * `--var name=<json>`, read into CEL values.
  *
- * Numbers keep the distinction the apiserver makes when it decodes JSON: a
- * number written as an integer is a CEL `int` (exact, as `bigint`), anything
- * with a fraction or an exponent is a `double`. An integer beyond int64 becomes
- * a `double`, as in the apiserver. YAML follows YAML 1.2 (core schema): `3` is
- * an int, `3.0` a double, `yes` a string.
+ * Values go through the engine's `fromJson`, the conversion every celmap
+ * input takes: integral numbers are CEL `int`s, other numbers `double`s, an
+ * integer beyond int64 a `double`. Integers are read exactly (as `bigint`, by
+ * `parseExactJson` or YAML's `intAsBigInt`), so int64 values beyond 2^53 keep
+ * every digit. YAML follows YAML 1.2 (core schema): `yes` is a string.
  */
 import { parse as parseYaml } from "yaml";
-import type { CelMapKey, CelValue } from "../cel/values.js";
-import { INT64_MAX, INT64_MIN } from "../cel/values.js";
+import { fromJson, type CelValue } from "../cel/index.js";
 import { parseExactJson } from "./exact-json.js";
 import { UsageError } from "./options.js";
 
@@ -79,30 +78,12 @@ export function readVarsFile(path: string, readFile: (path: string) => string): 
 }
 
 /**
- * Plain data (exact JSON or YAML) → CEL value: objects become maps with string
- * keys, `bigint` an int (a double beyond int64), `number` a double.
+ * Plain data (exact JSON or YAML) → CEL value, by the engine's `fromJson`:
+ * objects become maps with string keys, integers (`bigint`, or integral
+ * numbers) ints — doubles beyond int64 — and other numbers doubles.
  */
 export function toCel(v: unknown): CelValue {
-  switch (typeof v) {
-    case "boolean":
-    case "string":
-      return v;
-    case "number":
-      return v;
-    case "bigint":
-      return v >= INT64_MIN && v <= INT64_MAX ? v : Number(v);
-    case "undefined":
-      return null;
-  }
-  if (v === null) return null;
-  if (Array.isArray(v)) return v.map(toCel);
-  if (v instanceof Date) return v.toISOString(); // YAML 1.1 timestamps, should a schema produce them
-  if (typeof v === "object") {
-    const m = new Map<CelMapKey, CelValue>();
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) m.set(k, toCel(x));
-    return m;
-  }
-  return String(v);
+  return fromJson(v);
 }
 
 function describe(v: unknown): string {

@@ -41,8 +41,8 @@ const VALUES_HELP = `  null, bool, string  as is
   type                its name: type(1) -> "int"
   optional            optional.of(v) -> v, optional.none() -> null
 
-Inputs: a number written as an integer (3) is an int, one with a fraction or exponent
-(3.0, 1e3) a double, as the apiserver decodes JSON. YAML follows YAML 1.2 (core schema).`;
+Inputs: integral numbers (3, 3.0) are ints, read exactly up to int64 (beyond: double);
+other numbers (0.5, 1e-3) are doubles. YAML follows YAML 1.2 (core schema): 'yes' is a string.`;
 
 const EXIT_HELP = `  0  success: the value is on stdout
   1  the expression did not compile (ERROR: <input>:line:column: ...) or failed to evaluate
