@@ -22,8 +22,8 @@
  * | int, uint            | number when |n| ≤ 2^53 - 1, else a decimal string (as cel-go's JSON conversion) |
  * | double               | number; NaN and ±Infinity become the strings "NaN", "Infinity", "-Infinity" (proto3 JSON) |
  * | bytes                | base64 string                                            |
- * | timestamp            | RFC 3339 string in UTC with 0, 3, 6 or 9 fractional digits (proto3 JSON) |
- * | duration             | seconds with an "s" suffix, e.g. "1.5s" (proto3 JSON)     |
+ * | timestamp            | RFC 3339 string in UTC, fraction without trailing zeros (Go's RFC3339Nano): "2023-11-14T22:13:20.123Z" |
+ * | duration             | exact seconds with an "s" suffix, fraction without trailing zeros: "1.5s", "-0.000001s" |
  * | list, map            | array, object (map keys rendered as strings)             |
  * | optional             | its value, or null when none                             |
  * | type                 | its name, e.g. "int"                                     |
@@ -127,13 +127,10 @@ function base64(b: Uint8Array): string {
   return btoa(s);
 }
 
-/** Fraction digits as proto3 JSON prints them: none, 3, 6 or 9. */
+/** Fraction digits without trailing zeros, as Go's RFC3339Nano and cel-go's `string(duration)` print them. */
 function fraction(nanos: bigint): string {
   if (nanos === 0n) return "";
-  const s = nanos.toString().padStart(9, "0");
-  if (s.endsWith("000000")) return `.${s.slice(0, 3)}`;
-  if (s.endsWith("000")) return `.${s.slice(0, 6)}`;
-  return `.${s}`;
+  return `.${nanos.toString().padStart(9, "0").replace(/0+$/, "")}`;
 }
 
 function timestampJson(nanos: bigint): string {
