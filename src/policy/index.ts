@@ -49,3 +49,4 @@ export {
   type PrepareOptions,
   type PrepareResult,
 } from "./prepare.js";
+export { collectPolicies, type PolicyFailure, type PolicySet, type Prepared, type SourcedDocument } from "./collect.js";
