@@ -38,6 +38,7 @@ export interface MacroHelper {
     iterRange: Expr,
     iterVar: string,
     iterVar2: string | undefined,
+    accuVar: string,
     accuInit: Expr,
     loopCondition: Expr,
     loopStep: Expr,
@@ -124,7 +125,7 @@ function quantifier(kind: Quantifier): MacroExpander {
     if (v.kind !== "ident") return err(v, "argument must be a simple name");
     if (isAccumulatorName(v.name)) return err(v, "iteration variable overwrites accumulator variable");
     const [init, cond, step, result] = quantifierParts(h, kind, args[1] as Expr);
-    return h.comprehension(target as Expr, v.name, undefined, init, cond, step, result);
+    return h.comprehension(target as Expr, v.name, undefined, ACCUMULATOR, init, cond, step, result);
   };
 }
 
@@ -138,7 +139,7 @@ function expandMap(h: MacroHelper, target: Expr | undefined, args: readonly Expr
   const cond = h.bool(true);
   let step = h.call(Op.add, [h.accu(), h.list([fn])]);
   if (filter !== undefined) step = h.call(Op.conditional, [filter, step, h.accu()]);
-  return h.comprehension(target as Expr, v.name, undefined, init, cond, step, h.accu());
+  return h.comprehension(target as Expr, v.name, undefined, ACCUMULATOR, init, cond, step, h.accu());
 }
 
 function expandFilter(h: MacroHelper, target: Expr | undefined, args: readonly Expr[]): MacroResult {
@@ -149,7 +150,7 @@ function expandFilter(h: MacroHelper, target: Expr | undefined, args: readonly E
   const cond = h.bool(true);
   let step = h.call(Op.add, [h.accu(), h.list([v])]);
   step = h.call(Op.conditional, [args[1] as Expr, step, h.accu()]);
-  return h.comprehension(target as Expr, v.name, undefined, init, cond, step, h.accu());
+  return h.comprehension(target as Expr, v.name, undefined, ACCUMULATOR, init, cond, step, h.accu());
 }
 
 // ---------------------------------------------------------------------------
@@ -169,7 +170,7 @@ function quantifier2(kind: Quantifier): MacroExpander {
     const vars = iterVars(args[0] as Expr, args[1] as Expr);
     if (!Array.isArray(vars)) return vars;
     const [init, cond, step, result] = quantifierParts(h, kind, args[2] as Expr);
-    return h.comprehension(target as Expr, vars[0], vars[1], init, cond, step, result);
+    return h.comprehension(target as Expr, vars[0], vars[1], ACCUMULATOR, init, cond, step, result);
   };
 }
 
@@ -187,7 +188,7 @@ function transform(shape: "list" | "map" | "mapEntry"): MacroExpander {
     else step = h.call(MAP_INSERT, [h.accu(), fn]);
     if (filter !== undefined) step = h.call(Op.conditional, [filter, step, h.accu()]);
     const init = shape === "list" ? h.list([]) : h.emptyMap();
-    return h.comprehension(target as Expr, vars[0], vars[1], init, h.bool(true), step, h.accu());
+    return h.comprehension(target as Expr, vars[0], vars[1], ACCUMULATOR, init, h.bool(true), step, h.accu());
   };
 }
 
@@ -205,6 +206,7 @@ function optMap(flat: boolean): MacroExpander {
       h.list([]),
       UNUSED_ITER_VAR,
       undefined,
+      v.name,
       h.memberCall("value", h.copy(t), []),
       h.bool(false),
       h.ident(v.name),
@@ -227,6 +229,7 @@ function expandBind(h: MacroHelper, target: Expr | undefined, args: readonly Exp
     h.list([]),
     UNUSED_ITER_VAR,
     undefined,
+    v.name,
     args[1] as Expr,
     h.bool(false),
     h.ident(v.name),

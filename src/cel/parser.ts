@@ -133,6 +133,9 @@ for (const [t, p, fn] of [
   BIN_FN[t] = fn;
 }
 
+/** Tokens dropped in error recovery before giving up (cel-go's default error recovery limit). */
+const RECOVERY_LIMIT = 30;
+
 /** Internal: unwinds the parser after a fatal error has been recorded. */
 const ABORT = { abort: true };
 
@@ -165,6 +168,9 @@ class Parser implements MacroHelper {
   private readonly sizeLimit: number;
   private readonly description: string;
   private exprDepth = 0;
+  private calcDepth = 0;
+  private relDepth = 0;
+  private recoveries = 0;
   /** Height of the last parsed subtree in cel-go's visitor-depth terms. */
   private h = 0;
   /** Position (UTF-16) given to nodes created by the macro being expanded. */
@@ -212,7 +218,7 @@ class Parser implements MacroHelper {
     if (!this.tooLarge) {
       try {
         expr = this.parseExpr();
-        if (this.kinds[this.p] !== Tok.EOF) this.expect(Tok.EOF);
+        while (this.kinds[this.p] !== Tok.EOF) this.syncError([Tok.EOF]);
         if (this.h > this.maxDepth) {
           this.issues.push({ offset: -1, message: "max recursion depth exceeded", syntax: false });
         }
@@ -292,6 +298,13 @@ class Parser implements MacroHelper {
     throw new CelCompileError(issues, this.src, this.description);
   }
 
+  /** Forgets semantic errors found since `mark`: cel-go never visits that part of the tree. */
+  private dropSemanticSince(mark: number): void {
+    for (let i = this.issues.length - 1; i >= mark; i--) {
+      if (!(this.issues[i] as Issue).syntax) this.issues.splice(i, 1);
+    }
+  }
+
   private semanticError(offset: number, message: string): Expr {
     this.issues.push({ offset, message, syntax: false });
     return this.errorNode(offset);
@@ -313,14 +326,23 @@ class Parser implements MacroHelper {
   }
 
   /** ANTLR's report when the current token cannot start what the grammar expects here. */
-  private syncError(expected: readonly Tok[]): never {
+  /**
+   * ANTLR's report when the current token cannot start what the grammar expects
+   * here. When the token after it would do, the token is dropped and parsing
+   * goes on ("extraneous input", ANTLR's single-token deletion); otherwise
+   * parsing stops ("mismatched input").
+   */
+  private syncError(expected: readonly Tok[]): void {
     const p = this.p;
     const next = this.kinds[p + 1] as Tok;
-    const extraneous = this.kinds[p] !== Tok.EOF && expected.includes(next);
-    this.syntaxError(
-      this.starts[p] as number,
-      `${extraneous ? "extraneous" : "mismatched"} input ${this.tokenDisplay(p)} expecting ${formatTokenSet(expected)}`,
-    );
+    const display = `input ${this.tokenDisplay(p)} expecting ${formatTokenSet(expected)}`;
+    if (this.kinds[p] !== Tok.EOF && expected.includes(next) && this.recoveries < RECOVERY_LIMIT) {
+      this.recoveries++;
+      this.issues.push({ offset: this.starts[p] as number, message: `Syntax error: extraneous ${display}`, syntax: true });
+      this.p++;
+      return;
+    }
+    this.syntaxError(this.starts[p] as number, `mismatched ${display}`);
   }
 
   /** Consumes a required token. */
@@ -330,6 +352,7 @@ class Parser implements MacroHelper {
       return;
     }
     this.syncError([t]);
+    this.p++;
   }
 
   /** ANTLR's "no viable alternative": the text from the decision's first token through the offending one. */
@@ -348,16 +371,22 @@ class Parser implements MacroHelper {
   // -------------------------------------------------------------------------
   // Grammar
 
-  private parseExpr(): Expr {
-    if (++this.exprDepth > this.maxDepth) {
-      // cel-go's parse-tree listener aborts the whole parse: only syntax errors so far survive.
-      for (let i = this.issues.length - 1; i >= 0; i--) {
-        const issue = this.issues[i] as Issue;
-        if (!issue.syntax || issue.offset > (this.starts[this.p] as number)) this.issues.splice(i, 1);
-      }
-      this.issues.push({ offset: -1, message: `expression recursion limit exceeded: ${this.maxDepth}`, syntax: true });
-      throw ABORT;
+  /**
+   * cel-go's parse-tree listener counts nested invocations of each grammar rule
+   * and aborts the whole parse when one exceeds the limit: only syntax errors
+   * found so far survive.
+   */
+  private recursionLimit(): never {
+    for (let i = this.issues.length - 1; i >= 0; i--) {
+      const issue = this.issues[i] as Issue;
+      if (!issue.syntax || issue.offset > (this.starts[this.p] as number)) this.issues.splice(i, 1);
     }
+    this.issues.push({ offset: -1, message: `expression recursion limit exceeded: ${this.maxDepth}`, syntax: true });
+    throw ABORT;
+  }
+
+  private parseExpr(): Expr {
+    if (++this.exprDepth > this.maxDepth) this.recursionLimit();
     const cond = this.parseOr();
     if (this.kinds[this.p] !== Tok.QUESTION) {
       this.exprDepth--;
@@ -407,8 +436,15 @@ class Parser implements MacroHelper {
     return balanced(Op.logicalAnd, terms, ops, 0, ops.length - 1);
   }
 
-  /** Relations (1), additive (2) and multiplicative (3) operators, all left-associative. */
+  /**
+   * Relations (1), additive (2) and multiplicative (3) operators, all
+   * left-associative. Each call stands for an invocation of the grammar's
+   * `calc` rule, and of `relation` too below relation precedence; their nesting
+   * counts towards the recursion limit as in cel-go.
+   */
   private parseBinary(minPrec: number): Expr {
+    const rel = minPrec <= 2;
+    if (++this.calcDepth > this.maxDepth || (rel && ++this.relDepth > this.maxDepth)) this.recursionLimit();
     let left = this.parseUnary();
     let h = this.h;
     for (;;) {
@@ -421,6 +457,8 @@ class Parser implements MacroHelper {
       h = (this.h > h ? this.h : h) + 1;
     }
     this.h = h;
+    this.calcDepth--;
+    if (rel) this.relDepth--;
     return left;
   }
 
@@ -449,7 +487,10 @@ class Parser implements MacroHelper {
       const operand = this.parseMember();
       return { kind: "call", id, fn: Op.negate, args: [operand] };
     }
-    if (!IS_UNARY_START[k]) this.syncError(UNARY_START);
+    if (!IS_UNARY_START[k]) {
+      this.syncError(UNARY_START);
+      return this.parseUnary();
+    }
     return this.parseMember();
   }
 
@@ -609,6 +650,7 @@ class Parser implements MacroHelper {
         return { kind: "const", id: this.newId(start), value: NULL_CONST };
       default:
         this.syncError(PRIMARY_START);
+        return this.parsePrimary();
     }
   }
 
@@ -647,8 +689,12 @@ class Parser implements MacroHelper {
       const reserved = RESERVED.has(name);
       const id = reserved ? 0 : this.newId(this.starts[this.p] as number);
       this.p++;
+      const mark = this.issues.length;
       const args = this.parseArgs();
-      if (reserved) return this.semanticError(ctxStart, `reserved identifier: ${name}`);
+      if (reserved) {
+        this.dropSemanticSince(mark);
+        return this.semanticError(ctxStart, `reserved identifier: ${name}`);
+      }
       return this.callOrMacro(id, leadingDot ? `.${name}` : name, undefined, args);
     }
     // Message construction: IDENT ('.' IDENT)* '{'.
@@ -669,12 +715,12 @@ class Parser implements MacroHelper {
   private parseArgs(): Expr[] {
     const kinds = this.kinds;
     if (!IS_UNARY_START[kinds[this.p] as number]) {
+      if (kinds[this.p] !== Tok.RPAREN) this.syncError(ARGS_START);
       if (kinds[this.p] === Tok.RPAREN) {
         this.p++;
         this.h = 0;
         return [];
       }
-      this.syncError(ARGS_START);
     }
     const args: Expr[] = [];
     let h = 0;
@@ -711,15 +757,21 @@ class Parser implements MacroHelper {
       this.expect(close);
       return;
     }
-    if (kinds[this.p] !== close) this.syncError([Tok.COMMA, close]);
+    if (kinds[this.p] !== close) {
+      this.syncError([Tok.COMMA, close]);
+      this.closeAggregate(close);
+      return;
+    }
     this.p++;
   }
 
   private parseList(): Expr {
     const id = this.newId(this.starts[this.p++] as number);
     const kinds = this.kinds;
+    if (!IS_OPT_EXPR_START[kinds[this.p] as number] && kinds[this.p] !== Tok.RBRACKET && kinds[this.p] !== Tok.COMMA) {
+      this.syncError(LIST_START);
+    }
     const k = kinds[this.p] as Tok;
-    if (!IS_OPT_EXPR_START[k] && k !== Tok.RBRACKET && k !== Tok.COMMA) this.syncError(LIST_START);
     let elements: Expr[] = EMPTY as never;
     let optionalIndices: number[] | undefined;
     let h = 0;
@@ -745,8 +797,10 @@ class Parser implements MacroHelper {
   private parseMap(): Expr {
     const id = this.newId(this.starts[this.p++] as number);
     const kinds = this.kinds;
+    if (!IS_OPT_EXPR_START[kinds[this.p] as number] && kinds[this.p] !== Tok.RBRACE && kinds[this.p] !== Tok.COMMA) {
+      this.syncError(MAP_START);
+    }
     const k = kinds[this.p] as Tok;
-    if (!IS_OPT_EXPR_START[k] && k !== Tok.RBRACE && k !== Tok.COMMA) this.syncError(MAP_START);
     let entries: MapEntry[] = EMPTY as never;
     let h = 0;
     if (k !== Tok.RBRACE && k !== Tok.COMMA) {
@@ -754,6 +808,7 @@ class Parser implements MacroHelper {
       do {
         let optPos = -1;
         if (kinds[this.p] === Tok.QUESTION) optPos = this.starts[this.p++] as number;
+        const mark = this.issues.length;
         const key = this.parseExpr();
         if (this.h > h) h = this.h;
         const colPos = this.starts[this.p] as number;
@@ -761,6 +816,7 @@ class Parser implements MacroHelper {
         const value = this.parseExpr();
         if (this.h > h) h = this.h;
         if (optPos >= 0 && !this.optional) {
+          this.dropSemanticSince(mark);
           this.semanticError(optPos, "unsupported syntax '?'");
           continue;
         }
@@ -776,8 +832,10 @@ class Parser implements MacroHelper {
   private parseMessage(typeName: string): Expr {
     const id = this.newId(this.starts[this.p++] as number);
     const kinds = this.kinds;
+    if (!IS_FIELD_START[kinds[this.p] as number] && kinds[this.p] !== Tok.RBRACE && kinds[this.p] !== Tok.COMMA) {
+      this.syncError(FIELD_START);
+    }
     const k = kinds[this.p] as Tok;
-    if (!IS_FIELD_START[k] && k !== Tok.RBRACE && k !== Tok.COMMA) this.syncError(FIELD_START);
     let fields: StructField[] = EMPTY as never;
     let h = 0;
     if (k !== Tok.RBRACE && k !== Tok.COMMA) {
@@ -792,9 +850,11 @@ class Parser implements MacroHelper {
         const nameTok = this.p++;
         const colPos = this.starts[this.p] as number;
         this.expect(Tok.COLON);
+        const mark = this.issues.length;
         const value = this.parseExpr();
         if (this.h > h) h = this.h;
         if (optPos >= 0 && !this.optional) {
+          this.dropSemanticSince(mark);
           this.semanticError(optPos, "unsupported syntax '?'");
           continue;
         }
@@ -870,6 +930,7 @@ class Parser implements MacroHelper {
     iterRange: Expr,
     iterVar: string,
     iterVar2: string | undefined,
+    accuVar: string,
     accuInit: Expr,
     loopCondition: Expr,
     loopStep: Expr,
@@ -877,14 +938,14 @@ class Parser implements MacroHelper {
   ): Expr {
     const id = this.macroId();
     return iterVar2 === undefined
-      ? { kind: "comprehension", id, iterVar, iterRange, accuVar: ACCUMULATOR, accuInit, loopCondition, loopStep, result }
+      ? { kind: "comprehension", id, iterVar, iterRange, accuVar, accuInit, loopCondition, loopStep, result }
       : {
           kind: "comprehension",
           id,
           iterVar,
           iterVar2,
           iterRange,
-          accuVar: ACCUMULATOR,
+          accuVar,
           accuInit,
           loopCondition,
           loopStep,
