@@ -101,6 +101,11 @@ export abstract class CelObject {
   getField?(name: string): CelValue | undefined;
   /** Whether the field is set; `undefined` when the type has no such field. */
   hasField?(name: string): boolean | undefined;
+  /**
+   * Whether this is its type's zero value (a message with no field set), as
+   * `optional.ofNonZeroValue` asks; absent means "never zero".
+   */
+  isZeroValue?(): boolean;
   /** CEL `==` between this and a value of the same type. */
   equals(other: CelObject): boolean {
     return this === other;
