@@ -38,10 +38,7 @@ export function isZeroValue(v: CelValue): boolean {
   if (v instanceof CelDuration) return v.nanos === 0n;
   if (v instanceof CelTimestamp) return v.nanos === 0n;
   if (v instanceof CelOptional) return v.value === undefined;
-  if (v instanceof CelObject) {
-    const z = (v as CelObject & { isZeroValue?: () => boolean }).isZeroValue;
-    return typeof z === "function" ? z.call(v) : false;
-  }
+  if (v instanceof CelObject) return v.isZeroValue?.() ?? false;
   return false;
 }
 
