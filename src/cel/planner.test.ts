@@ -277,6 +277,9 @@ describe("optionals", () => {
     { name: "optional map entry", expr: "size({?'a': optional.none(), 'b': 1})", want: v(1n) },
     { name: "optional entry present", expr: "{?'a': optional.of(3)}['a']", want: v(3n) },
     { name: "optional list element from a plain value", expr: "[?dyn(1)]", want: err("cannot initialize optional list element") },
+    { name: "optMap", expr: "optional.of(41).optMap(y, y + 1).value()", want: v(42n) },
+    { name: "optMap on none", expr: "optional.none().optMap(y, y + 1).hasValue()", want: v(false) },
+    { name: "optFlatMap", expr: "optional.of(1).optFlatMap(y, optional.of(y * 2)).value()", want: v(2n) },
     { name: "optional equality", expr: "optional.of(1) == optional.of(1) && optional.none() == optional.none()", want: v(true) },
   ]);
 });

@@ -58,7 +58,10 @@ export const OPTIONAL_FUNCTIONS: readonly FunctionDecl[] = [
     "optional.unwrap",
     overload("optional_unwrap", [listType(OPT_V)], listType(V), (l: readonly CelOptional[]) => {
       const out: CelValue[] = [];
-      for (const o of l) if (o.value !== undefined) out.push(o.value);
+      for (const o of l) {
+        if (!(o instanceof CelOptional)) throw new CelEvalError(`value ${String(o)} is not optional`);
+        if (o.value !== undefined) out.push(o.value);
+      }
       return out;
     }),
   ),
