@@ -269,6 +269,15 @@ describe("format (versions 1-3, Kubernetes)", () => {
     ["%s", [[INT, "tab\there", new Uint8Array([0xc3, 0xa9])]], '[int, "tab\\there", b"é"]'],
     ["%s %s", [true, false], "true false"],
     ["%.1f", [1.0], "1.0"],
+    // golang.org/x/text/message's own expectations.
+    ["%f", [1234.5678e3], "1,234,567.800000"],
+    ["%f", [1234.5678e-8], "0.000012"],
+    ["%f", [-1e-9], "-0.000000"],
+    ["%f", [12345678901.23456789], "12,345,678,901.234568"],
+    ["%e", [1234.5678e3], "1.234568\u202f×\u202f10⁰⁶"],
+    ["%e", [1234.5678e-8], "1.234568\u202f×\u202f10⁻⁰⁵"],
+    ["%.3e", [0.0], "0.000\u202f×\u202f10⁰⁰"],
+    ["%e", [-7.0], "-7.000000\u202f×\u202f10⁰⁰"],
   ])("%s %#", (format, args, want) => {
     expect(formatV1(format, args)).toBe(want);
   });

@@ -219,7 +219,7 @@ export function join(list: readonly CelValue[], sep = "", version = STRINGS_LATE
   for (const e of list) {
     if (typeof e !== "string") {
       if (version >= 2) throw new CelEvalError(`join: invalid input: ${goValueText(e)}`);
-      throw new CelEvalError(`type conversion error from '${typeOf(e).name}' to 'string'`);
+      throw new CelEvalError(`unsupported type conversion from '${typeOf(e).name}' to string`);
     }
   }
   return (list as readonly string[]).join(sep);
@@ -280,7 +280,9 @@ export function stringsLibrary(version: number = STRINGS_LATEST_VERSION): Librar
     );
   }
   if (version >= 3) functions.push(func("reverse", memberOverload("string_reverse", [STRING], STRING, reverse)));
-  return { name: "cel.lib.ext.strings", functions };
+  // `version` rides along for the checker's format validation (versions 1-3 and 4+ check differently).
+  const lib = { name: "cel.lib.ext.strings", functions, version };
+  return lib;
 }
 
 /** Kubernetes' strings extension (version 2). */

@@ -374,7 +374,7 @@ function zoneFormatter(name: string): Intl.DateTimeFormat | undefined {
   let f = zoneFormatters.get(name);
   if (f !== undefined) return f;
   // Go's LoadLocation rejects these outright; ICU would accept some of them.
-  if (name.includes("..") || /^[+\-0-9/\\]/.test(name)) return undefined;
+  if (name.includes("..") || /^[+\-0-9/\\]/.test(name) || /^(GMT|UTC?)[+-]/.test(name)) return undefined;
   try {
     f = new Intl.DateTimeFormat("en-US", { timeZone: name, timeZoneName: "longOffset", year: "numeric" });
   } catch {
