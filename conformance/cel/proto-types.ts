@@ -8,7 +8,7 @@
  *
  * - Field reads: 32/64-bit signed integers (int, sint, sfixed) → int (`bigint`),
  *   unsigned (uint, fixed) → {@link CelUint}, float/double → `number`, enums →
- *   int (`google.protobuf.NullValue` → `null`), repeated → list, map → `Map`,
+ *   int (`google.protobuf.NullValue` fields too, as in cel-go), repeated → list, map → `Map`,
  *   messages → {@link ProtoObject}; an unset message field reads as the default
  *   instance, except wrappers (→ `null`) and the other well-known types
  *   (Timestamp/Duration → epoch/zero, Struct → `{}`, ListValue → `[]`, Value → `null`).
@@ -25,7 +25,21 @@
  *   and Any fields to JSON null, and is an error elsewhere.
  * - Equality: protobuf equality (NaN fields unequal, Any compared unpacked).
  */
-import { create, equals, toJson, ScalarType, type DescEnum, type DescField, type DescMessage, type JsonValue, type Registry } from "@bufbuild/protobuf";
+import {
+  create,
+  equals,
+  getExtension,
+  hasExtension,
+  setExtension,
+  toJson,
+  ScalarType,
+  type DescEnum,
+  type DescExtension,
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+  type Registry,
+} from "@bufbuild/protobuf";
 import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { anyPack, anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
 import { getTestRegistry } from "@bufbuild/cel-spec/testdata/registry.js";
@@ -40,7 +54,6 @@ import {
   DURATION,
   DYN,
   INT,
-  NULL_TYPE,
   STRING,
   TIMESTAMP,
   UINT,
@@ -120,13 +133,20 @@ export class ProtoObject extends CelObject {
 
   override getField(name: string): CelValue | undefined {
     const field = this.provider.fieldByName(this.desc, name);
-    if (field === undefined) return undefined;
+    if (field === undefined) {
+      const ext = this.provider.extensionFor(this.desc, name);
+      if (ext === undefined) return undefined;
+      return this.provider.readExtension(this.message, ext);
+    }
     return this.provider.readField(this.reflected, field);
   }
 
   override hasField(name: string): boolean | undefined {
     const field = this.provider.fieldByName(this.desc, name);
-    if (field === undefined) return undefined;
+    if (field === undefined) {
+      const ext = this.provider.extensionFor(this.desc, name);
+      return ext === undefined ? undefined : hasExtension(this.message, ext);
+    }
     switch (field.fieldKind) {
       case "list":
         return this.reflected.get(field).size > 0;
@@ -290,7 +310,7 @@ type Element =
   | { readonly kind: "enum"; readonly enum: DescEnum }
   | { readonly kind: "message"; readonly message: DescMessage };
 
-function elementOf(field: DescField): Element {
+function elementOf(field: DescField | DescExtension): Element {
   switch (field.fieldKind) {
     case "scalar":
       return { kind: "scalar", scalar: field.scalar };
@@ -314,7 +334,8 @@ function elementCelType(e: Element): CelType {
     case "scalar":
       return scalarCelType(e.scalar);
     case "enum":
-      return e.enum.typeName === "google.protobuf.NullValue" ? NULL_TYPE : INT;
+      // All enum fields are int to the checker, google.protobuf.NullValue included (cel-go's typeDefToType).
+      return INT;
     case "message":
       return celTypeOfMessage(e.message.typeName);
   }
@@ -338,7 +359,7 @@ export class ProtoTypeProvider implements TypeProvider {
   findFieldType(typeName: string, field: string): CelType | undefined {
     const desc = this.registry.getMessage(typeName.startsWith(".") ? typeName.slice(1) : typeName);
     if (desc === undefined) return undefined;
-    const f = this.fieldByName(desc, field);
+    const f = this.fieldByName(desc, field) ?? this.extensionFor(desc, field);
     if (f === undefined) return undefined;
     switch (f.fieldKind) {
       case "list":
@@ -372,7 +393,12 @@ export class ProtoTypeProvider implements TypeProvider {
     const r = reflect(desc, create(desc), false);
     for (const [fname, value] of fields) {
       const field = this.fieldByName(desc, fname);
-      if (field === undefined) throw new CelEvalError(`no such field: ${fname}`);
+      if (field === undefined) {
+        const ext = this.extensionFor(desc, fname);
+        if (ext === undefined) throw new CelEvalError(`no such field: ${fname}`);
+        this.setExtensionValue(r.message, ext, value);
+        continue;
+      }
       this.setField(r, field, value);
     }
     return this.messageToCel(r);
@@ -388,6 +414,36 @@ export class ProtoTypeProvider implements TypeProvider {
       this.fieldCache.set(desc.typeName, m);
     }
     return m.get(name);
+  }
+
+  /** A proto2 extension of `desc` by its fully qualified name (as written in CEL: ``msg.`pkg.ext_name` ``). */
+  extensionFor(desc: DescMessage, name: string): DescExtension | undefined {
+    const ext = this.registry.getExtension(name.startsWith(".") ? name.slice(1) : name);
+    return ext !== undefined && ext.extendee.typeName === desc.typeName ? ext : undefined;
+  }
+
+  /** Reads an extension (its default when unset) with the same conversions as a field. */
+  readExtension(message: ReflectMessage["message"], ext: DescExtension): CelValue {
+    const v: unknown = getExtension(message, ext);
+    const e = elementOf(ext);
+    const one = (x: unknown): CelValue =>
+      e.kind === "message" ? this.messageToCel(reflect(e.message, x as ReflectMessage["message"], false)) : this.elementToCel(e, x);
+    return ext.fieldKind === "list" ? (v as unknown[]).map(one) : one(v);
+  }
+
+  private setExtensionValue(message: ReflectMessage["message"], ext: DescExtension, v: CelValue): void {
+    const e = elementOf(ext);
+    const one = (x: CelValue): unknown => {
+      const local = this.celToElement(e, x);
+      return e.kind === "message" ? (local as ReflectMessage).message : local;
+    };
+    if (ext.fieldKind === "list") {
+      if (!Array.isArray(v)) throw mismatch(`list for extension ${ext.typeName}`, v);
+      setExtension(message, ext, (v as readonly CelValue[]).map(one) as never);
+    } else {
+      if (v === null) return;
+      setExtension(message, ext, one(v) as never);
+    }
   }
 
   /** Reads a field with CEL's conversions (defaults for unset fields). */
@@ -421,7 +477,8 @@ export class ProtoTypeProvider implements TypeProvider {
       case "scalar":
         return scalarToCel(e.scalar, v);
       case "enum":
-        return e.enum.typeName === "google.protobuf.NullValue" ? null : BigInt(v as number);
+        // cel-go reads every enum field as its number, google.protobuf.NullValue fields included.
+        return BigInt(v as number);
       case "message":
         return this.messageToCel(v as ReflectMessage);
     }
@@ -465,7 +522,7 @@ export class ProtoTypeProvider implements TypeProvider {
       case "google.protobuf.Value": {
         const oneof = r.desc.oneofs[0]!;
         const f = r.oneofCase(oneof);
-        if (f === undefined) return null;
+        if (f === undefined || f.name === "null_value") return null;
         return this.readField(r, f);
       }
     }

@@ -107,6 +107,21 @@ describe("proto type provider", () => {
     expect(a.equals(provider.newValue(P2, new Map([["single_int32", 0n]])) as ProtoObject)).toBe(true);
   });
 
+  it("reads and writes proto2 extensions by qualified name", () => {
+    const ext = "cel.expr.conformance.proto2.int32_ext";
+    const m = valueFromJson({ objectValue: { "@type": `type.googleapis.com/${P2}`, [`[${ext}]`]: 42 } }, provider) as ProtoObject;
+    expect(m.hasField(ext)).toBe(true);
+    expect(m.getField(ext)).toBe(42n);
+    expect(typeEquals(provider.findFieldType(P2, ext)!, INT)).toBe(true);
+    expect((provider.newValue(P2, new Map([[ext, 7n]])) as ProtoObject).getField(ext)).toBe(7n);
+  });
+
+  it("types and reads google.protobuf.NullValue fields as int, as cel-go does", () => {
+    expect(typeEquals(provider.findFieldType("google.protobuf.Value", "null_value")!, INT)).toBe(true);
+    expect(provider.newValue("google.protobuf.Value", new Map([["null_value", 0n]]))).toBe(null);
+    expect((provider.newValue(P3, new Map()) as ProtoObject).getField("null_value")).toBe(0n);
+  });
+
   it("converts cel.expr.Type", () => {
     const t = create(TypeSchema, { typeKind: { case: "wrapper", value: Type_PrimitiveType.INT64 } });
     expect(typeEquals(typeFromProto(t, provider), wrapperType(INT))).toBe(true);
