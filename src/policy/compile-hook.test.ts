@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { errorString } from "../diag/field-error.js";
 import { prepareMutatingAdmissionPolicy } from "./prepare.js";
+import type { MutatingAdmissionPolicy } from "./schemas/map.js";
+import { validateMutatingAdmissionPolicyUpdate } from "./validate.js";
 import type { CompileExpression, CompileExpressionRequest, ExpressionIssue } from "./validate.js";
 
 const policy = () => ({
@@ -104,5 +106,38 @@ describe("CEL compile hook", () => {
     const r = prepareMutatingAdmissionPolicy(p, { compileExpression: f.compile });
     expect(f.seen.map((s) => s.path.toString())).not.toContain("spec.mutations[1].jsonPatch.expression");
     expect(!r.ok && r.stage === "validate" && r.errors.map(errorString)).toEqual(["spec.mutations[1].jsonPatch.expression: Required value"]);
+  });
+});
+
+describe("update validation", () => {
+  const prepared = (): MutatingAdmissionPolicy => {
+    const r = prepareMutatingAdmissionPolicy(policy());
+    if (!r.ok) throw new Error(r.message);
+    return r.object;
+  };
+
+  it("skips unchanged matchConditions and compiles stored expressions in StoredExpressions", () => {
+    const old = prepared();
+    const next = structuredClone(old);
+    next.spec!.mutations![1] = { patchType: "JSONPatch", jsonPatch: { expression: "[ ]" } };
+    const f = fake();
+    expect(validateMutatingAdmissionPolicyUpdate(next, old, { compileExpression: f.compile })).toEqual([]);
+    expect(f.seen.map((s) => [s.path.toString(), s.envType])).toEqual([
+      ["spec.variables[0].expression", "NewExpressions"],
+      ["spec.variables[1].expression", "NewExpressions"],
+      ["spec.mutations[0].applyConfiguration.expression", "StoredExpressions"],
+      ["spec.mutations[1].jsonPatch.expression", "NewExpressions"],
+    ]);
+  });
+
+  it("re-validates matchConditions when paramKind changes", () => {
+    const old = prepared();
+    const next = structuredClone(old);
+    next.spec!.paramKind = { apiVersion: "v1", kind: "Secret" };
+    const f = fake();
+    validateMutatingAdmissionPolicyUpdate(next, old, { compileExpression: f.compile });
+    // the trimmed text is looked up among the stored (untrimmed) expressions, so it is "new"
+    expect(f.seen[0]!.kind).toBe("matchCondition");
+    expect(f.seen[0]!.envType).toBe("NewExpressions");
   });
 });

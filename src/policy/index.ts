@@ -21,6 +21,7 @@ export {
   validateMatchResources,
   validateMutatingAdmissionPolicy,
   validateMutatingAdmissionPolicyBinding,
+  validateMutatingAdmissionPolicyUpdate,
   validateObjectMeta,
   validateParamKind,
   validateParamRef,

@@ -97,6 +97,21 @@ export interface ValidateOptions {
   readonly compileExpression?: CompileExpression;
 }
 
+/** What an update changes in validation (`ValidateMutatingAdmissionPolicyUpdate`). */
+interface UpdateContext {
+  /** matchConditions are not re-validated when paramKind and matchConditions are unchanged. */
+  readonly ignoreMatchConditions: boolean;
+  /** Expressions already stored on the old object compile in the `StoredExpressions` environment. */
+  readonly storedMatchConditions: ReadonlySet<string>;
+  readonly storedApplyConfigurations: ReadonlySet<string>;
+}
+
+const CREATE: UpdateContext = {
+  ignoreMatchConditions: false,
+  storedMatchConditions: new Set(),
+  storedApplyConfigurations: new Set(),
+};
+
 function compileErrors(
   opts: ValidateOptions,
   req: CompileExpressionRequest,
@@ -368,6 +383,7 @@ function validateMatchConditions(
   paramKind: ParamKind | undefined,
   path: FieldPath,
   opts: ValidateOptions,
+  ctx: UpdateContext,
 ): FieldError[] {
   const errs: FieldError[] = [];
   if (conds.length > MAX_MATCH_CONDITIONS) errs.push(tooMany(path, conds.length, MAX_MATCH_CONDITIONS));
@@ -387,7 +403,8 @@ function validateMatchConditions(
           hasAuthorizer: true,
           hasPatchTypes: false,
           variables: [],
-          envType: "NewExpressions",
+          // (the apiserver looks the *trimmed* text up among the stored, untrimmed ones)
+          envType: ctx.storedMatchConditions.has(trimmed) ? "StoredExpressions" : "NewExpressions",
         }),
       );
     }
@@ -440,6 +457,7 @@ function validateMutation(
   paramKind: ParamKind | undefined,
   path: FieldPath,
   opts: ValidateOptions,
+  ctx: UpdateContext,
 ): FieldError[] {
   const errs: FieldError[] = [];
   const patchType = m.patchType ?? "";
@@ -455,7 +473,9 @@ function validateMutation(
       hasAuthorizer: true,
       hasPatchTypes: true,
       variables,
-      envType: "NewExpressions",
+      // Both members are looked up among the stored *applyConfiguration* expressions, as the
+      // apiserver does (its JSONPatch branch consults the applyConfiguration set too).
+      envType: ctx.storedApplyConfigurations.has(expr ?? "") ? "StoredExpressions" : "NewExpressions",
     });
   };
   if (patchType.length === 0) {
@@ -485,6 +505,37 @@ function validateMutation(
 
 /** `ValidateMutatingAdmissionPolicy` (create). Input: decoded and defaulted. Never throws. */
 export function validateMutatingAdmissionPolicy(p: MutatingAdmissionPolicy, opts: ValidateOptions = {}): FieldError[] {
+  return validatePolicy(p, opts, CREATE);
+}
+
+/**
+ * `ValidateMutatingAdmissionPolicyUpdate(new, old)`: as create, except that matchConditions
+ * are skipped when paramKind and matchConditions are unchanged, and expressions already
+ * present on the old object are compiled in the `StoredExpressions` environment.
+ * (Variables are always `NewExpressions` for MAP: the apiserver collects no stored variables.)
+ */
+export function validateMutatingAdmissionPolicyUpdate(
+  p: MutatingAdmissionPolicy,
+  old: MutatingAdmissionPolicy,
+  opts: ValidateOptions = {},
+): FieldError[] {
+  const oldSpec = old.spec ?? {};
+  const newSpec = p.spec ?? {};
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  const ignore =
+    same(newSpec.paramKind, oldSpec.paramKind) && same(newSpec.matchConditions ?? [], oldSpec.matchConditions ?? []);
+  const storedApply = new Set<string>();
+  for (const m of oldSpec.mutations ?? []) {
+    if (m.applyConfiguration !== undefined) storedApply.add(m.applyConfiguration.expression ?? "");
+  }
+  return validatePolicy(p, opts, {
+    ignoreMatchConditions: ignore,
+    storedMatchConditions: new Set((oldSpec.matchConditions ?? []).map((c) => c.expression ?? "")),
+    storedApplyConfigurations: storedApply,
+  });
+}
+
+function validatePolicy(p: MutatingAdmissionPolicy, opts: ValidateOptions, ctx: UpdateContext): FieldError[] {
   const errs = validateObjectMeta(p.metadata);
   const path = FieldPath.root("spec");
   const spec = p.spec ?? {};
@@ -503,7 +554,9 @@ export function validateMutatingAdmissionPolicy(p: MutatingAdmissionPolicy, opts
     }
     errs.push(...validateMutatingOperations(spec.matchConstraints, path.child("matchConstraints")));
   }
-  errs.push(...validateMatchConditions(spec.matchConditions ?? [], spec.paramKind, path.child("matchConditions"), opts));
+  if (!ctx.ignoreMatchConditions) {
+    errs.push(...validateMatchConditions(spec.matchConditions ?? [], spec.paramKind, path.child("matchConditions"), opts, ctx));
+  }
 
   const declared: { name: string; expression: string }[] = [];
   (spec.variables ?? []).forEach((v, i) => {
@@ -515,7 +568,7 @@ export function validateMutatingAdmissionPolicy(p: MutatingAdmissionPolicy, opts
   if (mutations.length === 0) {
     errs.push(required(path.child("mutations"), "mutations must contain at least one item"));
   } else {
-    mutations.forEach((m, i) => errs.push(...validateMutation(m, declared, spec.paramKind, path.child("mutations").index(i), opts)));
+    mutations.forEach((m, i) => errs.push(...validateMutation(m, declared, spec.paramKind, path.child("mutations").index(i), opts, ctx)));
   }
 
   const rp = spec.reinvocationPolicy ?? "";
