@@ -61,13 +61,24 @@ export function isOptional(t: CelType): boolean {
 
 /** cel-go's `IsExactType`: same kind, name and parameters (wrappers equal their primitive). */
 export function isExactType(a: CelType, b: CelType): boolean {
+  return sameType(a, b, true);
+}
+
+/** cel-go's `IsEquivalentType`: {@link isExactType} except that type parameter names are ignored. */
+export function isExactTypeIgnoringParamNames(a: CelType, b: CelType): boolean {
+  return sameType(a, b, false);
+}
+
+function sameType(a: CelType, b: CelType, checkParamNames: boolean): boolean {
   if (a === b) return true;
-  if (kindOf(a) !== kindOf(b)) return false;
+  const kind = kindOf(a);
+  if (kind !== kindOf(b)) return false;
   const pa = paramsOf(a);
   const pb = paramsOf(b);
-  if (pa.length !== pb.length || typeNameOf(a) !== typeNameOf(b)) return false;
+  if (pa.length !== pb.length) return false;
+  if ((checkParamNames || kind !== "typeParam") && typeNameOf(a) !== typeNameOf(b)) return false;
   for (let i = 0; i < pa.length; i++) {
-    if (!isExactType(pa[i]!, pb[i]!)) return false;
+    if (!sameType(pa[i]!, pb[i]!, checkParamNames)) return false;
   }
   return true;
 }

@@ -387,14 +387,6 @@ const CONFORMANCE_FAILURE_REASONS: readonly { reason: string; test: (path: strin
     reason: "parser: the escape \\r in string literals decodes as a line feed",
     test: (_p, w) => /--- got\n[^]*\\n[^]*--- want\n[^]*\\r/.test(w),
   },
-  {
-    reason: "optional macros (optMap/optFlatMap) not expanded by the parser in this environment",
-    test: (p, w) => p.startsWith("optionals/") && /optMap|optFlatMap/.test(w),
-  },
-  {
-    reason: "conformance ProtoTypeProvider types the google.protobuf.NullValue enum field as null; cel-go types enum fields as int",
-    test: (p, w) => p.startsWith("dynamic/value_null/") && w.includes("field 'null_value' is 'null'"),
-  },
 ];
 
 describe("conformance suite: checked ASTs and types", () => {

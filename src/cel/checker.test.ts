@@ -29,6 +29,7 @@ import {
   wrapperType,
 } from "./types.js";
 import { formatType } from "./check-types.js";
+import { stringsLibrary } from "./ext/strings.js";
 
 // ------------------------------------------------------------------ tree builder
 
@@ -432,11 +433,52 @@ describe("checker: aggregate literals", () => {
     );
   });
 
-  it("accepts dyn among homogeneous elements and keeps the more general type", () => {
+  it("homogeneous literals compare exact types: dyn and null do not match int", () => {
     const b = new B();
-    const e = b.list([b.c(1n), b.i("d")]);
-    expect(formatType(check(b.parsed(e), env({ variables: { d: DYN }, homogeneousAggregateLiterals: true })).type)).toBe(
+    const e = b.list([b.c(1n), b.at(5).i("d"), b.at(8).c(null)]);
+    // cel-go's validator stops at the first mismatch of a list.
+    expect(errorsOf(() => check(b.parsed(e), env({ variables: { d: DYN }, homogeneousAggregateLiterals: true })))).toBe(
+      "1:5: expected type 'int' but found 'dyn'",
+    );
+    const b2 = new B();
+    const ok = b2.list([b2.i("d"), b2.i("d")]);
+    expect(formatType(check(b2.parsed(ok), env({ variables: { d: DYN }, homogeneousAggregateLiterals: true })).type)).toBe(
       "list(dyn)",
+    );
+  });
+
+  it("homogeneous literals apply inside macros and nested literals", () => {
+    const b = new B();
+    // [[1], [2, 2.5]]: the inner list mixes int and double, so the outer mixes list(int) and list(dyn).
+    const e = b.list([b.list([b.c(1n)]), b.at(7).list([b.c(2n), b.at(11).c(2.5)])]);
+    expect(errorsOf(() => check(b.parsed(e), env({ homogeneousAggregateLiterals: true })))).toBe(
+      "1:7: expected type 'list(int)' but found 'list(dyn)'\n1:11: expected type 'int' but found 'double'",
+    );
+  });
+
+  it("homogeneous literal errors are reported only when the expression type-checks", () => {
+    const b = new B();
+    const e = b.list([b.c(1n), b.c("a"), b.at(12).i("nope")]);
+    expect(errorsOf(() => check(b.parsed(e), env({ homogeneousAggregateLiterals: true })))).toBe(
+      "1:12: undeclared reference to 'nope' (in container '')",
+    );
+  });
+
+  it("homogeneous literals: format() arguments are exempt with the strings extension", () => {
+    const b = new B();
+    const fmt = b.mcall(b.c("%s %d"), "format", b.list([b.c("a"), b.c(1n)]));
+    const strings = { libraries: [stringsLibrary(2)], homogeneousAggregateLiterals: true };
+    expect(check(b.parsed(fmt), env(strings)).type).toBe(STRING);
+    const b2 = new B();
+    const outside = b2.call("_+_", b2.list([b2.c("a"), b2.at(6).c(1n)]), b2.list([]));
+    expect(errorsOf(() => check(b2.parsed(outside), env(strings)))).toBe("1:6: expected type 'string' but found 'int'");
+  });
+
+  it("string.format calls are validated with the strings extension", () => {
+    const b = new B();
+    const fmt = b.mcall(b.c("%d"), "format", b.list([b.at(11).c("a")]));
+    expect(errorsOf(() => check(b.parsed(fmt), env({ libraries: [stringsLibrary(2)] })))).toBe(
+      "1:11: error during formatting: decimal clause can only be used on integers, was given string",
     );
   });
 
@@ -446,9 +488,9 @@ describe("checker: aggregate literals", () => {
     expect(formatType(check(b.parsed(e), env()).type)).toBe("map(string, int)");
   });
 
-  it("null joins with messages in homogeneous lists (the later type wins unless less specific, as in cel-go)", () => {
+  it("joins null and messages to the later type unless it is less specific (cel-go's mostGeneral)", () => {
     const b = new B();
-    const vars = { variables: { o: messageType("test.Obj") }, homogeneousAggregateLiterals: true };
+    const vars = { variables: { o: messageType("test.Obj") } };
     expect(formatType(check(b.parsed(b.list([b.c(null), b.i("o")])), env(vars)).type)).toBe("list(test.Obj)");
     expect(formatType(check(b.parsed(b.list([b.i("o"), b.c(null)])), env(vars)).type)).toBe("list(null)");
   });

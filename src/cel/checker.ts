@@ -44,6 +44,7 @@ import {
   substitute,
 } from "./check-types.js";
 import type { CheckedExpr, Reference } from "./checked.js";
+import { hasValidators, validate } from "./check-validators.js";
 import type { FunctionDecl, OverloadDecl } from "./decls.js";
 import type { Env } from "./env.js";
 import { type CelIssue, CelCompileError, locate } from "./errors.js";
@@ -82,13 +83,21 @@ export function check(parsed: ParsedExpr, env: Env): CheckedExpr {
     const s = substitute(c.mapping, t, true);
     if (s !== t) typeMap.set(id, s);
   }
-  return {
+  const checked: CheckedExpr = {
     expr,
     sourceInfo: parsed.sourceInfo,
     typeMap,
     referenceMap: c.referenceMap,
     type: typeMap.get(parsed.expr.id) ?? DYN,
   };
+  // cel-go's AST validators run only on a tree that checked without errors.
+  if (hasValidators(env)) {
+    for (const issue of validate(checked, env)) c.report(issue.id, issue.message);
+    if (c.issues.length > 0) {
+      throw new CelCompileError(c.sortedIssues(), parsed.sourceInfo.text, parsed.sourceInfo.description);
+    }
+  }
+  return checked;
 }
 
 /** Overload ids that `crossTypeNumericComparisons: false` disables (as cel-go does). */
@@ -185,7 +194,7 @@ class Checker {
 
   // ---------------------------------------------------------------- errors
 
-  private report(id: number, message: string): void {
+  report(id: number, message: string): void {
     if (this.issues.length >= MAX_ISSUES) return;
     const offset = this.parsed.sourceInfo.positions.get(id);
     if (offset === undefined) {
@@ -576,7 +585,7 @@ class Checker {
         if (isOptional(t)) t = t.params[0]!;
         else if (!isDyn(t)) this.typeMismatch(el.id, optionalType(t), t);
       }
-      elemsType = this.joinTypes(el, elemsType, t);
+      elemsType = this.joinTypes(elemsType, t);
     }
     this.setType(e, listType(elemsType ?? this.newTypeVar()));
     return elements === e.elements ? e : { ...e, elements };
@@ -589,14 +598,14 @@ class Checker {
     for (let i = 0; i < e.entries.length; i++) {
       const entry = e.entries[i]!;
       const key = this.check(entry.key);
-      keyType = this.joinTypes(key, keyType, this.getType(key));
+      keyType = this.joinTypes(keyType, this.getType(key));
       const value = this.check(entry.value);
       let vt = this.getType(value);
       if (entry.optional) {
         if (isOptional(vt)) vt = vt.params[0]!;
         else if (!isDyn(vt)) this.typeMismatch(value.id, optionalType(vt), vt);
       }
-      valueType = this.joinTypes(value, valueType, vt);
+      valueType = this.joinTypes(valueType, vt);
       if ((key !== entry.key || value !== entry.value) && entries === undefined) entries = e.entries.slice(0, i);
       if (entries !== undefined) entries.push(key === entry.key && value === entry.value ? entry : { ...entry, key, value });
     }
@@ -608,13 +617,15 @@ class Checker {
     return entries === undefined ? e : { ...e, entries };
   }
 
-  /** The common type of aggregate literal elements: the more general one, else dyn or an error. */
-  private joinTypes(e: Expr, previous: CelType | undefined, current: CelType): CelType {
+  /**
+   * The common type of aggregate literal elements: the more general one, else dyn.
+   * (`homogeneousAggregateLiterals` is enforced afterwards by a validator, as in
+   * cel-go's `cel` package, see `check-validators.ts`.)
+   */
+  private joinTypes(previous: CelType | undefined, current: CelType): CelType {
     if (previous === undefined) return current;
     if (this.isAssignable(previous, current)) return mostGeneral(previous, current);
-    if (!this.env.homogeneousAggregateLiterals) return DYN;
-    this.typeMismatch(e.id, previous, current);
-    return ERROR;
+    return DYN;
   }
 
   private checkStruct(e: StructExpr): Expr {
