@@ -81,7 +81,7 @@ describe("toJsonText", () => {
 
   it("types by name, optionals unwrapped", () => {
     expect(toJsonText(INT)).toBe('"int"');
-    expect(toJsonText(listType(INT))).toBe('"list(int)"');
+    expect(toJsonText(listType(INT))).toBe('"list"');
     expect(toJsonText(CelOptional.of(5n))).toBe("5");
     expect(toJsonText(CelOptional.NONE)).toBe("null");
   });

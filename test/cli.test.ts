@@ -211,6 +211,8 @@ describe("evaluation", () => {
     expect((await cli("cel", "duration('1h30m')")).stdout).toBe('"5400s"\n');
     expect((await cli("cel", "b'abc'")).stdout).toBe('"YWJj"\n');
     expect((await cli("cel", "type(1)")).stdout).toBe('"int"\n');
+    expect((await cli("cel", "[dyn(type([1])), dyn(type({})), dyn(type(null)), dyn(type(type(1)))]")).stdout).toBe('["list","map","null_type","type"]\n');
+    expect((await cli("cel", "[optional.of(1), optional.none()]")).stdout).toBe("[1,null]\n");
     expect((await cli("cel", "{1: 'a', 2: 'b'}")).stdout).toBe('{"1":"a","2":"b"}\n');
     expect((await cli("cel", "1.0 / 0.0")).stdout).toBe('"Infinity"\n');
     expect((await cli("cel", "2.0")).stdout).toBe("2.0\n");

@@ -15,7 +15,7 @@
  * | map                  | object; int/uint/bool keys become strings (`"1"`, `"true"`) |
  * | timestamp            | RFC 3339 string in UTC, nanoseconds without trailing zeros (`"2024-01-01T00:00:00.5Z"`) |
  * | duration             | seconds with an `s` suffix, as `string(duration)` (`"90s"`, `"1.5s"`) |
- * | type                 | its name as a string (`"int"`, `"list"`, `"google.protobuf.Timestamp"`) |
+ * | type                 | its name as a string, without parameters as cel-go prints run-time types (`"int"`, `"list"`, `"google.protobuf.Timestamp"`) |
  * | optional             | `optional.of(v)` prints as `v`, `optional.none()` as `null` |
  * | other objects        | their `toJSON()` if they have one, else their CEL type name as a string |
  */
@@ -69,7 +69,7 @@ function write(v: CelValue, indent: number, pad: string): string {
   if (v instanceof Uint8Array) return JSON.stringify(Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64"));
   if (v instanceof CelTimestamp) return JSON.stringify(formatTimestamp(v.nanos));
   if (v instanceof CelDuration) return JSON.stringify(formatDuration(v.nanos));
-  if (v instanceof CelType) return JSON.stringify(v.toString());
+  if (v instanceof CelType) return JSON.stringify(v.name); // run-time types are parameter-erased: `list`, not `list(dyn)`
   if (v instanceof CelOptional) return v.hasValue() ? write(v.value, indent, pad) : "null";
   if (v instanceof CelObject) {
     const toJSON = (v as unknown as { toJSON?: () => unknown }).toJSON;
