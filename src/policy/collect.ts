@@ -18,9 +18,8 @@ import {
   type PrepareOptions,
 } from "./prepare.js";
 import type { ApiVersionName } from "./schemas/common.js";
-import type { MutatingAdmissionPolicyBinding } from "./schemas/map-binding.js";
-import type { MutatingAdmissionPolicy } from "./schemas/map.js";
 import type { ValidateOptions } from "./validate.js";
+import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "./valid-types.js";
 
 export interface SourcedDocument {
   readonly value: unknown;
@@ -45,8 +44,8 @@ export interface PolicyFailure {
 }
 
 export interface PolicySet {
-  readonly policies: Prepared<MutatingAdmissionPolicy>[];
-  readonly bindings: Prepared<MutatingAdmissionPolicyBinding>[];
+  readonly policies: Prepared<ValidMutatingAdmissionPolicy>[];
+  readonly bindings: Prepared<ValidMutatingAdmissionPolicyBinding>[];
   readonly failures: PolicyFailure[];
   /** Documents that are not MAPs or bindings (objects, params, namespaces, ...). */
   readonly others: SourcedDocument[];
@@ -93,8 +92,8 @@ export function collectPolicies(docs: readonly SourcedDocument[], opts: Validate
       continue;
     }
     names[kind].add(name);
-    if (kind === MAP_KIND) set.policies.push({ object: r.object as MutatingAdmissionPolicy, version: r.version, ...src });
-    else set.bindings.push({ object: r.object as MutatingAdmissionPolicyBinding, version: r.version, ...src });
+    if (kind === MAP_KIND) set.policies.push({ object: r.object as ValidMutatingAdmissionPolicy, version: r.version, ...src });
+    else set.bindings.push({ object: r.object as ValidMutatingAdmissionPolicyBinding, version: r.version, ...src });
   }
   return set;
 }

@@ -51,3 +51,15 @@ export {
   type PrepareResult,
 } from "./prepare.js";
 export { collectPolicies, type PolicyFailure, type PolicySet, type Prepared, type SourcedDocument } from "./collect.js";
+export type {
+  FailurePolicy,
+  MatchPolicy,
+  ParameterNotFoundAction,
+  PatchType,
+  ReinvocationPolicy,
+  ValidMatchResources,
+  ValidMutatingAdmissionPolicy,
+  ValidMutatingAdmissionPolicyBinding,
+  ValidMutation,
+  ValidParamRef,
+} from "./valid-types.js";

@@ -27,6 +27,7 @@ import { defaultMutatingAdmissionPolicy, defaultMutatingAdmissionPolicyBinding }
 import { GROUP, type ApiVersionName, type ObjectMeta } from "./schemas/common.js";
 import type { MutatingAdmissionPolicyBinding } from "./schemas/map-binding.js";
 import type { MutatingAdmissionPolicy } from "./schemas/map.js";
+import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "./valid-types.js";
 import {
   validateMutatingAdmissionPolicy,
   validateMutatingAdmissionPolicyBinding,
@@ -37,8 +38,9 @@ export interface PrepareOptions extends ValidateOptions {
   readonly source?: SourceRef;
 }
 
-export type PrepareResult<T> =
-  | { readonly ok: true; readonly object: T; readonly version: ApiVersionName; readonly source?: SourceRef }
+/** `T`: the decoded type; `V`: the same once valid (see `valid-types.ts`). */
+export type PrepareResult<T, V extends T = T> =
+  | { readonly ok: true; readonly object: V; readonly version: ApiVersionName; readonly source?: SourceRef }
   | {
       readonly ok: false;
       readonly stage: "decode";
@@ -72,19 +74,20 @@ function normaliseMeta(meta: ObjectMeta | undefined): ObjectMeta {
   return m;
 }
 
-function finish<T extends { metadata?: ObjectMeta }>(
+function finish<T extends { metadata?: ObjectMeta }, V extends T>(
   decoded: DecodeResult<T>,
   qualifiedKind: string,
   defaulter: (o: T, v: ApiVersionName) => T,
   validator: (o: T) => FieldError[],
   source: SourceRef | undefined,
-): PrepareResult<T> {
+): PrepareResult<T, V> {
   const src = source !== undefined ? { source } : {};
   if (!decoded.ok) return { ok: false, stage: "decode", issues: decoded.issues, message: decoded.message, ...src };
   const normalised = { ...decoded.value, metadata: normaliseMeta(decoded.value.metadata) };
   const object = defaulter(normalised, decoded.version);
   const errors = validator(object).map((e) => (source !== undefined ? withSource(e, source) : e));
-  if (errors.length === 0) return { ok: true, object, version: decoded.version, ...src };
+  // Validation passed: the object has what the apiserver guarantees (see valid-types.ts).
+  if (errors.length === 0) return { ok: true, object: object as V, version: decoded.version, ...src };
   return {
     ok: false,
     stage: "validate",
@@ -100,8 +103,8 @@ function finish<T extends { metadata?: ObjectMeta }>(
 export function prepareMutatingAdmissionPolicy(
   doc: unknown,
   opts: PrepareOptions = {},
-): PrepareResult<MutatingAdmissionPolicy> {
-  return finish(
+): PrepareResult<MutatingAdmissionPolicy, ValidMutatingAdmissionPolicy> {
+  return finish<MutatingAdmissionPolicy, ValidMutatingAdmissionPolicy>(
     decodeMutatingAdmissionPolicy(doc, opts.source),
     `${MAP_KIND}.${GROUP}`,
     defaultMutatingAdmissionPolicy,
@@ -114,8 +117,8 @@ export function prepareMutatingAdmissionPolicy(
 export function prepareMutatingAdmissionPolicyBinding(
   doc: unknown,
   opts: PrepareOptions = {},
-): PrepareResult<MutatingAdmissionPolicyBinding> {
-  return finish(
+): PrepareResult<MutatingAdmissionPolicyBinding, ValidMutatingAdmissionPolicyBinding> {
+  return finish<MutatingAdmissionPolicyBinding, ValidMutatingAdmissionPolicyBinding>(
     decodeMutatingAdmissionPolicyBinding(doc, opts.source),
     `${BINDING_KIND}.${GROUP}`,
     defaultMutatingAdmissionPolicyBinding,
