@@ -224,9 +224,18 @@ describe("MutatingAdmissionPolicy spec", () => {
       (p) => (mc(p)["objectSelector"] = { matchLabels: { "/x": "y" } }),
       ['spec.matchConstraints.objectSelector.matchLabels: Invalid value: "/x": prefix part must be non-empty'],
     ],
+    ["matchLabels with prefixed keys and empty value valid", (p) => (mc(p)["objectSelector"] = { matchLabels: { "app.kubernetes.io/name": "web", tier: "" } }), []],
+    ["In with valid values", (p) => (mc(p)["namespaceSelector"] = { matchExpressions: [{ key: "env", operator: "In", values: ["prod", "staging"] }] }), []],
+    ["resourceNames valid", (p) => (rule0(p)["resourceNames"] = ["a", "b.c"]), []],
+    ["resources pods/* with another resource's subresource", (p) => (rule0(p)["resources"] = ["pods/*", "deployments/scale"]), []],
     ["matchLabels DoesNotExist valid", (p) => (mc(p)["objectSelector"] = { matchExpressions: [{ key: "a.io/b", operator: "DoesNotExist" }] }), []],
     // matchConditions
     ["matchConditions valid", (p) => (spec(p)["matchConditions"] = [{ name: "example.com/is-pod", expression: "true" }]), []],
+    [
+      "matchConditions exactly 64",
+      (p) => (spec(p)["matchConditions"] = Array.from({ length: 64 }, (_, i) => ({ name: `c${i}`, expression: "true" }))),
+      [],
+    ],
     [
       "matchConditions over 64",
       (p) => (spec(p)["matchConditions"] = Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: "true" }))),
@@ -248,7 +257,7 @@ describe("MutatingAdmissionPolicy spec", () => {
       [`spec.matchConditions[0].name: Invalid value: "-a": ${NAME_PART}`],
     ],
     // variables
-    ["variables valid", (p) => (spec(p)["variables"] = [{ name: "_x1", expression: "1" }]), []],
+    ["variables valid", (p) => (spec(p)["variables"] = [{ name: "_x1", expression: "1" }, { name: "Camel", expression: "variables._x1" }]), []],
     ["variable name missing", (p) => (spec(p)["variables"] = [{ name: " ", expression: "1" }]), ["spec.variables[0].name: Required value: name is not specified"]],
     ["variable name not an identifier", (p) => (spec(p)["variables"] = [{ name: "1x", expression: "1" }]), ['spec.variables[0].name: Invalid value: "1x": must be a valid CEL identifier']],
     ["variable name reserved", (p) => (spec(p)["variables"] = [{ name: "namespace", expression: "1" }]), ['spec.variables[0].name: Invalid value: "namespace": must be a valid CEL identifier']],
