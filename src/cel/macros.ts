@@ -281,20 +281,21 @@ const FAMILIES: Readonly<Record<MacroSet, readonly MacroDef[]>> = {
 export type MacroTable = ReadonlyMap<string, readonly MacroDef[]>;
 
 const EMPTY_TABLE: MacroTable = new Map();
-const tableCache = new WeakMap<ReadonlySet<MacroSet>, { key: string; table: MacroTable }>();
+const tableCache = new WeakMap<ReadonlySet<MacroSet>, { size: number; table: MacroTable }>();
 const tableByKey = new Map<string, MacroTable>();
+const FAMILY_ORDER = ["standard", "twoVar", "optional", "bind"] as const;
 
 /** The lookup table for a set of macro families (cached per set). */
 export function macroTable(sets: ReadonlySet<MacroSet> | undefined): MacroTable {
   if (sets === undefined || sets.size === 0) return EMPTY_TABLE;
-  // The cache is checked against the set's contents, in case a caller mutates the set it passed.
-  const key = (["standard", "twoVar", "optional", "bind"] as const).filter((s) => sets.has(s)).join(",");
   const cached = tableCache.get(sets);
-  if (cached !== undefined && cached.key === key) return cached.table;
+  // Sets are not expected to change after use; the size check catches the common way they do.
+  if (cached !== undefined && cached.size === sets.size) return cached.table;
+  const key = FAMILY_ORDER.filter((s) => sets.has(s)).join(",");
   let table = tableByKey.get(key);
   if (table === undefined) {
     const m = new Map<string, MacroDef[]>();
-    for (const s of ["standard", "twoVar", "optional", "bind"] as const) {
+    for (const s of FAMILY_ORDER) {
       if (!sets.has(s)) continue;
       for (const def of FAMILIES[s]) {
         const list = m.get(def.name);
@@ -305,7 +306,7 @@ export function macroTable(sets: ReadonlySet<MacroSet> | undefined): MacroTable 
     table = m;
     tableByKey.set(key, table);
   }
-  tableCache.set(sets, { key, table });
+  tableCache.set(sets, { size: sets.size, table });
   return table;
 }
 

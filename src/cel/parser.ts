@@ -133,6 +133,8 @@ for (const [t, p, fn] of [
   BIN_FN[t] = fn;
 }
 
+const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
+
 /** Tokens dropped in error recovery before giving up (cel-go's default error recovery limit). */
 const RECOVERY_LIMIT = 30;
 
@@ -158,7 +160,7 @@ class Parser implements MacroHelper {
   private readonly tokens: Tokens;
   private p = 0;
   private nextId = 1;
-  private readonly positions = new Map<number, number>();
+  private readonly positions = new PositionMap();
   private readonly macroCalls = new Map<number, Expr>();
   private readonly issues: Issue[] = [];
   private readonly macros: MacroTable;
@@ -231,7 +233,7 @@ class Parser implements MacroHelper {
     if (this.issues.length > 0 || expr === undefined) this.fail(cp);
     const lineOffsets = this.lineOffsets(cp);
     if (cp !== undefined) {
-      for (const [id, off] of this.positions) this.positions.set(id, cp[off] as number);
+      this.positions.remap(cp);
     }
     const sourceInfo: SourceInfo = {
       text: this.src,
@@ -249,13 +251,8 @@ class Parser implements MacroHelper {
   /** UTF-16 index → code-point index, or undefined when they coincide. */
   private codePointMap(): Int32Array | undefined {
     const s = this.src;
-    let i = 0;
+    if (!HIGH_SURROGATE.test(s)) return undefined;
     const n = s.length;
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff) break;
-    }
-    if (i === n) return undefined;
     const map = new Int32Array(n + 1);
     let cp = 0;
     for (let j = 0; j < n; j++) {
@@ -364,7 +361,7 @@ class Parser implements MacroHelper {
 
   private newId(offset: number): number {
     const id = this.nextId++;
-    this.positions.set(id, offset);
+    this.positions.offsets[id] = offset;
     return id;
   }
 
@@ -1008,6 +1005,53 @@ function balanced(fn: string, terms: readonly Expr[], ops: readonly number[], lo
   const left = mid === lo ? (terms[mid] as Expr) : balanced(fn, terms, ops, lo, mid - 1);
   const right = mid === hi ? (terms[mid + 1] as Expr) : balanced(fn, terms, ops, mid + 1, hi);
   return { kind: "call", id: ops[mid] as number, fn, args: [left, right] };
+}
+
+/**
+ * Expression id → offset, stored densely by id (ids are allocated in sequence);
+ * -1 marks an id without a position (a macro call replaced by its expansion).
+ */
+class PositionMap implements ReadonlyMap<number, number> {
+  readonly offsets: number[] = [-1];
+
+  get size(): number {
+    let n = 0;
+    for (const o of this.offsets) if (o >= 0) n++;
+    return n;
+  }
+  get(id: number): number | undefined {
+    const o = this.offsets[id];
+    return o === undefined || o < 0 ? undefined : o;
+  }
+  has(id: number): boolean {
+    const o = this.offsets[id];
+    return o !== undefined && o >= 0;
+  }
+  delete(id: number): void {
+    if (id > 0 && id < this.offsets.length) this.offsets[id] = -1;
+  }
+  /** Rewrites every offset through `map` (UTF-16 index → code-point index). */
+  remap(map: Int32Array): void {
+    const a = this.offsets;
+    for (let i = 1; i < a.length; i++) if ((a[i] as number) >= 0) a[i] = map[a[i] as number] as number;
+  }
+  forEach(cb: (value: number, key: number, map: ReadonlyMap<number, number>) => void, thisArg?: unknown): void {
+    const a = this.offsets;
+    for (let i = 1; i < a.length; i++) if ((a[i] as number) >= 0) cb.call(thisArg, a[i] as number, i, this);
+  }
+  *entries(): MapIterator<[number, number]> {
+    const a = this.offsets;
+    for (let i = 1; i < a.length; i++) if ((a[i] as number) >= 0) yield [i, a[i] as number];
+  }
+  *keys(): MapIterator<number> {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values(): MapIterator<number> {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator](): MapIterator<[number, number]> {
+    return this.entries();
+  }
 }
 
 function countCodePoints(s: string): number {
