@@ -173,7 +173,7 @@ function validateCall(call: CallExpr, checked: CheckedExpr, version: number): Fo
     o: check("o"),
   };
   try {
-    interpolate(format, args.map((_, i) => BigInt(i)), checker, version >= 4 ? 6 : undefined, version >= 5 ? 100 : 0);
+    interpolate(format, args.map((_, i) => BigInt(i)), checker, version >= 4 ? 6 : undefined, version >= 5 ? 100 : 0, true);
   } catch (e) {
     if (e instanceof CelEvalError) return { id: badId, message: e.message };
     throw e;

@@ -250,6 +250,8 @@ export function interpolate(
   fmt: Formatter,
   defaultPrecision: number | undefined,
   maxPrecision: number,
+  /** The compile-time checker's argument list never fails a lookup, so "unexpected end of string" comes first. */
+  lenientArgs = false,
 ): string {
   let out = "";
   let argIndex = 0;
@@ -266,8 +268,9 @@ export function interpolate(
       i += 2;
       continue;
     }
-    if (argIndex >= args.length) throw new CelEvalError(`index ${argIndex} out of range`);
+    if (!lenientArgs && argIndex >= args.length) throw new CelEvalError(`index ${argIndex} out of range`);
     if (i + 1 >= format.length) throw new CelEvalError("unexpected end of string");
+    if (argIndex >= args.length) throw new CelEvalError(`index ${argIndex} out of range`);
     const arg = args[argIndex]!;
     // Precision.
     let j = i + 1;
