@@ -31,6 +31,7 @@ import {
   getExtension,
   hasExtension,
   setExtension,
+  toBinary,
   toJson,
   ScalarType,
   type DescEnum,
@@ -155,6 +156,11 @@ export class ProtoObject extends CelObject {
       default:
         return this.reflected.isSet(field);
     }
+  }
+
+  /** cel-go's `IsZeroValue` for messages: nothing set (`proto.Size(m) == 0`). */
+  override isZeroValue(): boolean {
+    return toBinary(this.desc, this.message).length === 0;
   }
 
   override equals(other: CelObject): boolean {

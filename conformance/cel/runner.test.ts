@@ -105,6 +105,8 @@ describe("proto type provider", () => {
     expect(a.hasField("single_int32")).toBe(true);
     expect(a.equals(b)).toBe(false);
     expect(a.equals(provider.newValue(P2, new Map([["single_int32", 0n]])) as ProtoObject)).toBe(true);
+    expect(a.isZeroValue()).toBe(false);
+    expect(b.isZeroValue()).toBe(true);
   });
 
   it("reads and writes proto2 extensions by qualified name", () => {

@@ -135,8 +135,17 @@ export async function loadExtensionLibraries(): Promise<LoadedLibraries> {
       found.push(`${stem}.${name}`);
     }
   }
+  // cel-go's ext.Bindings() is only the `cel.bind` macro, which the parser expands; until
+  // src/cel/ext has a bindings library of its own (TODO(ext)), enable the macro here.
+  if (!libraries.some((l) => l.macros?.includes("bind"))) {
+    libraries.push(BINDINGS_MACRO_LIBRARY);
+    found.push("conformance: cel.bind macro");
+  }
   return { libraries, found, problems };
 }
+
+/** `cel.bind(name, init, expr)`, as cel-go's `ext.Bindings()`. */
+const BINDINGS_MACRO_LIBRARY: Library = { name: "cel.lib.ext.cel.bindings", macros: ["bind"] };
 
 // ---------------------------------------------------------------- conformance cases
 
