@@ -27,6 +27,8 @@ import { CelEvalError } from "./errors.js";
 import { formatKey, hasField, indexValue, inList, inMap, optIndex, optSelect, selectField } from "./runtime/access.js";
 import { candidatesOf, noSuchOverload, selectOverload, type Candidate } from "./runtime/dispatch.js";
 import { celEquals } from "./runtime/equality.js";
+import { compileRegex } from "./std/strings.js";
+import type { RE2JS } from "@bufbuild/re2";
 import { isMapKey, mapHas } from "./runtime/map.js";
 import { BUILTIN_TYPE_NAMES, CelType, DYN, OPTIONAL_NAME, type CelType as CelTypeT } from "./types.js";
 import { CelOptional, CelUint, type CelMapKey, type CelValue } from "./values.js";
@@ -134,13 +136,29 @@ interface NameCandidate {
   readonly fields: readonly string[];
 }
 
+/** Per-environment planning data, shared by every program planned against the environment. */
+interface EnvCache {
+  readonly candidates: Map<string, Candidate[]>;
+  readonly userOverloads: Map<string, boolean>;
+  readonly staticIdents: Map<string, { value: CelValue } | null>;
+}
+const ENV_CACHES = new WeakMap<Env, EnvCache>();
+function envCache(env: Env): EnvCache {
+  let c = ENV_CACHES.get(env);
+  if (c === undefined) {
+    c = { candidates: new Map(), userOverloads: new Map(), staticIdents: new Map() };
+    ENV_CACHES.set(env, c);
+  }
+  return c;
+}
+
 class Planner {
   readonly varSlots = new Map<string, number>();
   nextSlot = FIRST_SLOT;
   private readonly scopes: Map<string, Local>[] = [];
   private readonly refs: CheckedExpr["referenceMap"] | undefined;
   private readonly types: CheckedExpr["typeMap"] | undefined;
-  private readonly candidateCache = new Map<string, Candidate[]>();
+  private readonly cache: EnvCache;
 
   constructor(
     private readonly env: Env,
@@ -148,6 +166,7 @@ class Planner {
   ) {
     this.refs = checked?.referenceMap;
     this.types = checked?.typeMap;
+    this.cache = envCache(env);
   }
 
   expr(e: Expr): Ev {
@@ -205,6 +224,15 @@ class Planner {
 
   /** A name that is not a variable: a type name or a provider constant (enum value). */
   private staticIdent(name: string): { value: CelValue } | undefined {
+    let r = this.cache.staticIdents.get(name);
+    if (r === undefined) {
+      r = this.findStaticIdent(name) ?? null;
+      this.cache.staticIdents.set(name, r);
+    }
+    return r ?? undefined;
+  }
+
+  private findStaticIdent(name: string): { value: CelValue } | undefined {
     const builtin = BUILTIN_TYPE_NAMES.get(name);
     // `dyn` names no run-time type: as an identifier it is unbound (cel-go).
     if (builtin !== undefined && name !== "dyn") return { value: builtin };
@@ -850,9 +878,13 @@ class Planner {
 
   /** Whether a library declares overloads of an operator beyond the standard ones (then dispatch normally). */
   private userOverloads(fn: string, standard: readonly string[]): boolean {
-    const decl = this.env.functions.get(fn);
-    if (decl === undefined) return false;
-    return decl.overloads.some((o) => !standard.includes(o.id) && o.impl !== undefined);
+    let r = this.cache.userOverloads.get(fn);
+    if (r === undefined) {
+      const decl = this.env.functions.get(fn);
+      r = decl !== undefined && decl.overloads.some((o) => !standard.includes(o.id) && o.impl !== undefined);
+      this.cache.userOverloads.set(fn, r);
+    }
+    return r;
   }
 
   private logical(e: CallExpr, isOr: boolean): Ev {
@@ -1002,18 +1034,45 @@ class Planner {
         throw noSuchOverload(name, vals);
       };
     }
+    const re = this.constantRegex(name, member, argExprs, overloads);
+    if (re !== undefined) {
+      const subject = args[0]!;
+      return (f) => {
+        const s = subject(f);
+        if (typeof s !== "string") throw noSuchOverload(name, [s, (argExprs[1] as { value: { value: string } }).value.value]);
+        return re.test(s);
+      };
+    }
     if (overloads.length === 1) {
       const o = overloads[0]!;
       const direct = o.params.every(isOpenType) || (ids !== undefined && this.argsConcrete(argExprs));
       if (direct) return callDirect(o.impl!, args);
     }
     const key = `${name}/${member ? "m" : "g"}/${overloads.map((o) => o.id).join(",")}`;
-    let cands = this.candidateCache.get(key);
+    let cands = this.cache.candidates.get(key);
     if (cands === undefined) {
       cands = candidatesOf(overloads);
-      this.candidateCache.set(key, cands);
+      this.cache.candidates.set(key, cands);
     }
     return callDispatch(name, cands, args);
+  }
+
+  /**
+   * `s.matches('const')` / `matches(s, 'const')` with the standard overloads:
+   * the RE2 program is compiled at plan time (an invalid pattern stays an
+   * evaluation error, so it is left to the ordinary call).
+   */
+  private constantRegex(name: string, member: boolean, args: readonly Expr[], overloads: readonly { id: string }[]): RE2JS | undefined {
+    if (name !== "matches" || args.length !== 2) return undefined;
+    const p = args[1]!;
+    if (p.kind !== "const" || p.value.kind !== "string") return undefined;
+    const id = member ? "matches_string" : "matches";
+    if (!overloads.every((o) => o.id === id || o.id === "matches" || o.id === "matches_string")) return undefined;
+    try {
+      return compileRegex(p.value.value);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Whether the checker typed every argument with a concrete (non-dyn) type. */
