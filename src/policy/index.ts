@@ -2,6 +2,21 @@
  * MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding: zod schemas and types,
  * strict decoding, the apiserver's defaulting and validation. Pure: receives parsed
  * documents (with their SourceRef), never reads files.
+ *
+ * The pipeline is the apiserver's create path:
+ *
+ *   decode (strict; 400)  →  normalise (namespace cleared, generateName)  →  default  →  validate (422)
+ *
+ * Typical use, at the edge:
+ *
+ *   const { documents, errors } = loadPaths(["policies/"]);              // src/io
+ *   const set = collectPolicies(documents, { compileExpression });       // here
+ *   for (const f of set.failures) console.error(f.message);              // apiserver wording
+ *   // or per error, with position: renderFieldError(e, doc.locate(e.path))  (src/diag)
+ *
+ * `compileExpression` is the CEL hook (see `validate.ts`): it receives each expression with
+ * the environment the apiserver would compile it in and returns `{type, detail}` issues,
+ * e.g. `{type: "Invalid", detail: "compilation failed: " + celCompileError.message}`.
  */
 export * from "./schemas/common.js";
 export * from "./schemas/map.js";
