@@ -13,6 +13,7 @@ import {
   stringToDuration,
   stringToTimestamp,
   timestampToString,
+  validateTimeLiterals,
 } from "./time.js";
 
 function impl(fns: readonly FunctionDecl[], id: string): (...args: any[]) => unknown {
@@ -231,5 +232,22 @@ describe("accessors", () => {
     expect(err(() => call("timestamp_to_hours_with_tz", t, "Mars/Olympus"))).toBe("unknown time zone Mars/Olympus");
     expect(err(() => call("timestamp_to_hours_with_tz", t, "america/new_york"))).toBe("unknown time zone america/new_york");
     expect(err(() => call("timestamp_to_hours_with_tz", t, "x:00"))).toBe('strconv.Atoi: parsing "x": invalid syntax');
+  });
+});
+
+describe("literal validation (cel-go ValidateTimestampLiterals/ValidateDurationLiterals)", () => {
+  it.each<[string, string[]]>([
+    ["timestamp('2024-01-01T00:00:00Z') < timestamp(x)", []],
+    ["timestamp('2024-13-01T00:00:00Z')", ["invalid timestamp argument"]],
+    ["[duration('1h'), duration('1d')]", ["invalid duration argument"]],
+    ["timestamp(253402300800)", ["invalid timestamp argument"]],
+    ["timestamp(0)", []],
+    ["duration(5)", ["invalid duration argument"]],
+    ["x.all(y, duration('bad') > duration('1s'))", ["invalid duration argument"]],
+  ])("%s", async (source, want) => {
+    const { Env } = await import("../env.js");
+    const { DYN } = await import("../types.js");
+    const parsed = new Env({ variables: { x: DYN } }).parse(source);
+    expect(validateTimeLiterals(parsed.expr).map((i) => i.message)).toEqual(want);
   });
 });

@@ -11,6 +11,7 @@
  * - Out-of-range timestamps fail with "timestamp overflow"; unparsable strings
  *   with "type conversion error from 'string' to 'google.protobuf.Timestamp'".
  */
+import type { Constant, Expr } from "../ast.js";
 import { func, memberOverload, overload, type FunctionDecl } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { DURATION, INT, STRING, TIMESTAMP } from "../types.js";
@@ -520,3 +521,66 @@ export const TIME_FUNCTIONS: readonly FunctionDecl[] = [
   ),
   ...accessorFunctions(),
 ];
+
+// ---------------------------------------------------------------------------
+// Compile-time literal validation
+
+/**
+ * cel-go's `ValidateTimestampLiterals()` / `ValidateDurationLiterals()` AST
+ * validators (Kubernetes enables both): every `timestamp(<literal>)` and
+ * `duration(<literal>)` call is evaluated once after type-checking, and one that
+ * fails is reported as "invalid timestamp argument" / "invalid duration
+ * argument" at the literal. Returns the issues for the checker to report.
+ */
+export function validateTimeLiterals(expr: Expr): { id: number; message: string }[] {
+  const issues: { id: number; message: string }[] = [];
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case "select":
+        visit(e.operand);
+        return;
+      case "call":
+        if (e.target !== undefined) visit(e.target);
+        for (const a of e.args) visit(a);
+        if ((e.fn === "timestamp" || e.fn === "duration") && e.args.length >= 1 && e.args[0]!.kind === "const") {
+          const lit = e.args[0]!;
+          if (!literalConverts(e.fn, lit.value)) issues.push({ id: lit.id, message: `invalid ${e.fn} argument` });
+        }
+        return;
+      case "list":
+        e.elements.forEach(visit);
+        return;
+      case "map":
+        for (const en of e.entries) {
+          visit(en.key);
+          visit(en.value);
+        }
+        return;
+      case "struct":
+        for (const f of e.fields) visit(f.value);
+        return;
+      case "comprehension":
+        [e.iterRange, e.accuInit, e.loopCondition, e.loopStep, e.result].forEach(visit);
+        return;
+      default:
+        return;
+    }
+  };
+  visit(expr);
+  return issues;
+}
+
+function literalConverts(fn: "timestamp" | "duration", c: Constant): boolean {
+  try {
+    if (c.kind === "string") {
+      if (fn === "timestamp") stringToTimestamp(c.value);
+      else stringToDuration(c.value);
+      return true;
+    }
+    if (c.kind === "int" && fn === "timestamp") return c.value >= MIN_UNIX_SECONDS && c.value <= MAX_UNIX_SECONDS;
+    return false; // duration(int) always fails in cel-go v0.26; other literal kinds have no overload
+  } catch (e) {
+    if (e instanceof CelEvalError) return false;
+    throw e;
+  }
+}
