@@ -1,0 +1,4 @@
+/** Server-side-apply merging of MutatingAdmissionPolicy ApplyConfiguration patches. */
+export { applyConfiguration, findAtomics, type ApplyConfigurationError, type ApplyConfigurationOptions, type ApplyConfigurationResult } from "./apply.js";
+export { mergeValues } from "./merge.js";
+export { formatErrors, typeContext, validate, type FieldError, type TypeContext } from "./typed.js";

@@ -1,0 +1,149 @@
+/**
+ * `TypedValue.Merge` of structured-merge-diff v6 (typed/merge.go) with its default rule
+ * (`ruleKeepRHS`): the live object (lhs) merged with an apply configuration (rhs), both already
+ * validated. Nothing is owned or removed: scalars and atomic values are replaced by the patch,
+ * granular structs and maps are merged key by key, associative lists item by item in SMD's order.
+ */
+import type { SchemaNode } from "../../kube/schema.js";
+import { deepClone, getKey, isJsonObject, setKey, type JsonObject, type JsonValue } from "../json.js";
+import { atomOf, deduceAtom, listItemToPathElement, peId, type Atom, type ListAtom, type MapAtom, type PathElement, type TypeContext } from "./typed.js";
+
+/**
+ * Merges `rhs` into `lhs` at a value of type `node`. `undefined` is an absent side; a `null` lhs is
+ * a present null (including the stand-in for duplicated live list items). Returns the merged value,
+ * or undefined when SMD would produce none.
+ */
+export function mergeValues(ctx: TypeContext, node: SchemaNode, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+  if (lhs === undefined && rhs === undefined) return undefined;
+  const a = atomOf(ctx, node);
+  // With both sides present and shaped differently (only possible for untyped values), SMD runs the
+  // lhs-shaped handler for its errors only and keeps the rhs-shaped result.
+  const chosen: Atom = rhs === undefined ? deduceAtom(a, lhs) : deduceAtom(a, rhs);
+  if (chosen.map !== undefined) return mergeMap(ctx, chosen.map, lhs, rhs);
+  if (chosen.scalar !== undefined) return leaf(lhs, rhs);
+  if (chosen.list !== undefined) return mergeList(ctx, chosen.list, lhs, rhs);
+  return undefined;
+}
+
+/** `ruleKeepRHS` on a leaf (scalar, atomic value, or both sides empty). */
+function leaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+  return rhs !== undefined ? deepClone(rhs) : lhs === undefined ? undefined : deepClone(lhs);
+}
+
+function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+  const l = isJsonObject(lhs) ? lhs : undefined;
+  const r = isJsonObject(rhs) ? rhs : undefined;
+  // Both empty or null: a leaf, which keeps {} apart from null.
+  const empty = (l === undefined || Object.keys(l).length === 0) && (r === undefined || Object.keys(r).length === 0);
+  if (m.atomic || empty) return leaf(lhs, rhs);
+  const out: JsonObject = {};
+  const keys = l === undefined ? [] : Object.keys(l);
+  if (r !== undefined) for (const k of Object.keys(r)) if (l === undefined || !Object.prototype.hasOwnProperty.call(l, k)) keys.push(k);
+  for (const key of keys) {
+    const t = m.field(key) ?? m.element;
+    // A key without a type is a schema error in SMD; the key is dropped.
+    if (t === undefined) continue;
+    const v = mergeValues(ctx, t, l === undefined ? undefined : getKey(l, key), r === undefined ? undefined : getKey(r, key));
+    if (v !== undefined) setKey(out, key, v);
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function mergeList(ctx: TypeContext, t: ListAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+  const l = Array.isArray(lhs) ? lhs : undefined;
+  const r = Array.isArray(rhs) ? rhs : undefined;
+  const empty = (l === undefined || l.length === 0) && (r === undefined || r.length === 0);
+  if (t.atomic || empty) return leaf(lhs, rhs);
+  return mergeListItems(ctx, t, l ?? [], r ?? []);
+}
+
+interface Indexed {
+  readonly pes: PathElement[];
+  readonly ids: string[];
+  /** Item by key; a duplicated key maps to null (SMD does not merge duplicates with the patch). */
+  readonly observed: Map<string, JsonValue>;
+}
+
+function indexItems(t: ListAtom, list: readonly JsonValue[]): Indexed | undefined {
+  const pes: PathElement[] = [];
+  const ids: string[] = [];
+  const observed = new Map<string, JsonValue>();
+  for (const child of list) {
+    const pe = listItemToPathElement(t, child);
+    // Both sides were validated; an element without a key cannot reach this point.
+    if (typeof pe === "string") return undefined;
+    const id = peId(pe);
+    observed.set(id, observed.has(id) ? null : child);
+    pes.push(pe);
+    ids.push(id);
+  }
+  return { pes, ids, observed };
+}
+
+/**
+ * `visitListItems`: walks live and patch in parallel. Equal keys are merged and both advance; a
+ * live item the patch lacks is kept in place; a live item the patch has but not next is skipped
+ * (emitted when the patch reaches it), unless it is the next shared item; otherwise the next patch
+ * item is emitted, merged with its live counterpart. The result follows the patch's order for
+ * shared items, with new items where the patch put them and live-only items where they were.
+ */
+function mergeListItems(ctx: TypeContext, t: ListAtom, lhs: readonly JsonValue[], rhs: readonly JsonValue[]): JsonValue | undefined {
+  const L = indexItems(t, lhs);
+  const R = indexItems(t, rhs);
+  if (L === undefined || R === undefined) return undefined;
+  const out: JsonValue[] = [];
+  const item = (lChild: JsonValue | undefined, rChild: JsonValue | undefined): void => {
+    const v = mergeValues(ctx, t.element, lChild, rChild);
+    if (v !== undefined) out.push(v);
+  };
+
+  const sharedOrder = R.ids.filter((id) => L.observed.has(id));
+  let next = 0;
+  let nextShared: string | undefined = sharedOrder[next++];
+  const advanceShared = (): void => {
+    nextShared = sharedOrder[next++];
+  };
+  const mergedRHS = new Set<string>();
+  const lLen = L.ids.length;
+  const rLen = R.ids.length;
+  for (let lI = 0, rI = 0; lI < lLen || rI < rLen; ) {
+    if (lI < lLen && rI < rLen) {
+      const id = L.ids[lI] as string;
+      if (id === R.ids[rI]) {
+        mergedRHS.add(id);
+        item(L.observed.get(id), R.observed.get(id));
+        lI++;
+        rI++;
+        nextShared = undefined;
+        advanceShared();
+        continue;
+      }
+      if (R.observed.has(id) && nextShared !== undefined && nextShared !== id) {
+        // A shared item, but not the one wanted in this round.
+        lI++;
+        continue;
+      }
+    }
+    if (lI < lLen) {
+      const id = L.ids[lI] as string;
+      if (!R.observed.has(id)) {
+        item(lhs[lI], undefined);
+        lI++;
+        continue;
+      } else if (mergedRHS.has(id)) {
+        lI++;
+      }
+    }
+    if (rI < rLen) {
+      const id = R.ids[rI] as string;
+      mergedRHS.add(id);
+      item(L.observed.get(id), R.observed.get(id));
+      rI++;
+      if (nextShared !== undefined && nextShared === id) {
+        nextShared = undefined;
+        advanceShared();
+      }
+    }
+  }
+  return out.length > 0 ? out : undefined;
+}
