@@ -6,10 +6,11 @@
  *
  *   MutatingAdmissionPolicy.admissionregistration.k8s.io "p" is invalid: [spec.reinvocationPolicy: Required value, ...]
  *
- * Normalisation, as `rest.BeforeCreate` does for cluster-scoped kinds: `metadata.namespace`
- * is cleared; an empty `metadata.name` with a `generateName` becomes
- * `generateName + "xxxxx"` (the apiserver appends 5 random characters; we use a fixed
- * suffix so results are reproducible).
+ * Normalisation, as `rest.BeforeCreate` and the registry strategy do for these
+ * cluster-scoped kinds: `metadata.namespace` is cleared; `metadata.generation` becomes 1;
+ * `deletionTimestamp`/`deletionGracePeriodSeconds` are dropped; an empty `metadata.name`
+ * with a `generateName` becomes `generateName + "xxxxx"` (the apiserver appends 5 random
+ * characters; we use a fixed suffix so results are reproducible).
  *
  * Never throws. Every error carries the document's {@link SourceRef} when one is given.
  */
@@ -67,6 +68,9 @@ export const GENERATED_NAME_SUFFIX = "xxxxx";
 function normaliseMeta(meta: ObjectMeta | undefined): ObjectMeta {
   const m: ObjectMeta = { ...(meta ?? {}) };
   delete m.namespace;
+  delete m.deletionTimestamp;
+  delete m.deletionGracePeriodSeconds;
+  m.generation = 1;
   if ((m.name ?? "") === "" && (m.generateName ?? "") !== "") {
     // names.SimpleNameGenerator: prefix truncated to 58 characters, then 5 random ones.
     m.name = m.generateName!.slice(0, 58) + GENERATED_NAME_SUFFIX;

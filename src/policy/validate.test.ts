@@ -101,6 +101,7 @@ describe("MutatingAdmissionPolicy metadata", () => {
         `metadata.name: Invalid value: "Gen-xxxxx": ${SUBDOMAIN}`,
       ],
     ],
+    ["generation is set to 1 on create (a negative one is no error)", (p) => ((p["metadata"] as Json)["generation"] = -5), []],
     ["namespace is cleared, not an error (cluster-scoped)", (p) => ((p["metadata"] as Json)["namespace"] = "default"), []],
     ["label value invalid", (p) => ((p["metadata"] as Json)["labels"] = { app: "bad value" }), [`metadata.labels: Invalid value: "bad value": ${LABEL_VALUE}`]],
     ["label key invalid", (p) => ((p["metadata"] as Json)["labels"] = { "-x": "v" }), [`metadata.labels: Invalid value: "-x": ${NAME_PART}`]],
