@@ -12,7 +12,8 @@ export interface KnownFailure {
   readonly reason: string;
 }
 
-export type Outcome = { readonly ok: true } | { readonly ok: false; readonly message: string };
+/** A case's outcome; a pass may carry a note (e.g. the error it got when an error was expected). */
+export type Outcome = { readonly ok: true; readonly note?: string } | { readonly ok: false; readonly message: string };
 
 export interface SuiteCase {
   /** Path within the suite, `section/suite/test` for CEL; what the ledger matches against. */
@@ -49,7 +50,7 @@ export interface CaseResult {
   readonly path: string;
   readonly section: string;
   readonly status: CaseStatus;
-  /** What differed, for failures (known ones included). */
+  /** What differed, for failures (known ones included); for passes, an optional note. */
   readonly message?: string;
   /** The ledger's reason, for known and fixed cases. */
   readonly reason?: string;
@@ -72,7 +73,8 @@ export function classify(suite: string, c: Pick<SuiteCase, "path" | "section">, 
   const known = findKnownFailure(ledger, c.path);
   const base = { suite, path: c.path, section: c.section };
   if (outcome.ok) {
-    return known === undefined ? { ...base, status: "pass" } : { ...base, status: "fixed", reason: known.reason };
+    const note = outcome.note === undefined ? {} : { message: outcome.note };
+    return known === undefined ? { ...base, status: "pass", ...note } : { ...base, status: "fixed", reason: known.reason, ...note };
   }
   return known === undefined
     ? { ...base, status: "fail", message: outcome.message }

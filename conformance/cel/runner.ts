@@ -210,7 +210,9 @@ export function runConformanceCase(t: IncrementalTest, ctx: CelRunContext): Outc
     } catch (e) {
       if (e instanceof CelEvalError) {
         const m = o.resultMatcher;
-        if (m.case === "evalError" || m.case === "anyEvalErrors") return { ok: true };
+        if (m.case === "evalError" || m.case === "anyEvalErrors") {
+          return { ok: true, note: `expected ${describeExpected(t, provider)}, got error: ${e.message}` };
+        }
         return { ok: false, message: `expected ${describeExpected(t, provider)}, got error: ${e.message}` };
       }
       throw e;
