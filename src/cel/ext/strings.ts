@@ -19,6 +19,7 @@ import { typeOf } from "../runtime/type-of.js";
 import { DYN, INT, STRING, listType } from "../types.js";
 import type { CelValue } from "../values.js";
 import { formatV1, formatV2 } from "./format.js";
+import { formatG } from "./go-format.js";
 
 /** The newest version cel-go defines (the conformance suite uses the latest). */
 export const STRINGS_LATEST_VERSION = 5;
@@ -210,7 +211,8 @@ export function quote(s: string): string {
 
 /** Go's `%v` of a CEL value, for join's error text. */
 function goValueText(v: CelValue): string {
-  if (typeof v === "bigint" || typeof v === "boolean" || typeof v === "number") return String(v);
+  if (typeof v === "number") return formatG(v);
+  if (typeof v === "bigint" || typeof v === "boolean") return String(v);
   if (v === null) return "NULL_VALUE";
   return typeOf(v).name;
 }
