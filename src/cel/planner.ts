@@ -21,7 +21,7 @@
 import { ACCUMULATOR, Op, type CallExpr, type ComprehensionExpr, type Expr, type ParsedExpr } from "./ast.js";
 import type { CheckedExpr } from "./checked.js";
 import { isChecked } from "./checked.js";
-import type { FunctionDecl, Impl } from "./decls.js";
+import type { FunctionDecl, Impl, OverloadDecl } from "./decls.js";
 import type { Env } from "./env.js";
 import { CelEvalError } from "./errors.js";
 import { formatKey, hasField, indexValue, inList, inMap, optIndex, optSelect, selectField } from "./runtime/access.js";
@@ -139,6 +139,7 @@ interface NameCandidate {
 /** Per-environment planning data, shared by every program planned against the environment. */
 interface EnvCache {
   readonly candidates: Map<string, Candidate[]>;
+  readonly overloads: Map<string, OverloadDecl[]>;
   readonly userOverloads: Map<string, boolean>;
   readonly staticIdents: Map<string, { value: CelValue } | null>;
 }
@@ -146,7 +147,7 @@ const ENV_CACHES = new WeakMap<Env, EnvCache>();
 function envCache(env: Env): EnvCache {
   let c = ENV_CACHES.get(env);
   if (c === undefined) {
-    c = { candidates: new Map(), userOverloads: new Map(), staticIdents: new Map() };
+    c = { candidates: new Map(), overloads: new Map(), userOverloads: new Map(), staticIdents: new Map() };
     ENV_CACHES.set(env, c);
   }
   return c;
@@ -1019,14 +1020,20 @@ class Planner {
     const name = decl?.name ?? e.fn;
     const args = argExprs.map((x) => this.expr(x));
     const arity = args.length;
-    let overloads = (decl?.overloads ?? []).filter((o) => o.member === member && o.params.length === arity && o.impl !== undefined);
     const ids = this.refs?.get(e.id)?.overloadIds;
     // With concrete argument types the checker's resolution is final; with dyn
     // arguments any overload may apply at run time (cel-go dispatches over all,
     // e.g. `dyn(1) < 2u` without cross-type comparisons declared).
-    if (ids !== undefined && this.argsConcrete(argExprs)) {
-      const restricted = overloads.filter((o) => ids.includes(o.id));
-      if (restricted.length > 0) overloads = restricted;
+    const concrete = ids !== undefined && this.argsConcrete(argExprs);
+    const key = `${name}/${member ? "m" : "g"}/${arity}${concrete ? `/${ids.join(",")}` : ""}`;
+    let overloads = this.cache.overloads.get(key);
+    if (overloads === undefined) {
+      overloads = (decl?.overloads ?? []).filter((o) => o.member === member && o.params.length === arity && o.impl !== undefined);
+      if (concrete) {
+        const restricted = overloads.filter((o) => ids.includes(o.id));
+        if (restricted.length > 0) overloads = restricted;
+      }
+      this.cache.overloads.set(key, overloads);
     }
     if (overloads.length === 0) {
       return (f) => {
@@ -1045,10 +1052,9 @@ class Planner {
     }
     if (overloads.length === 1) {
       const o = overloads[0]!;
-      const direct = o.params.every(isOpenType) || (ids !== undefined && this.argsConcrete(argExprs));
+      const direct = concrete || o.params.every(isOpenType);
       if (direct) return callDirect(o.impl!, args);
     }
-    const key = `${name}/${member ? "m" : "g"}/${overloads.map((o) => o.id).join(",")}`;
     let cands = this.cache.candidates.get(key);
     if (cands === undefined) {
       cands = candidatesOf(overloads);
@@ -1127,7 +1133,8 @@ function isOpenType(t: CelTypeT): boolean {
 }
 
 function containsOpen(t: CelTypeT): boolean {
-  if (t.kind === "dyn" || t.kind === "typeParam" || t.kind === "any" || t.kind === "error") return true;
+  // Wrappers may hold null at run time, so they are not concrete either.
+  if (t.kind === "dyn" || t.kind === "typeParam" || t.kind === "any" || t.kind === "error" || t.kind === "wrapper") return true;
   // Element types are erased at run time, so list(dyn) still dispatches like a list.
   if (t.kind === "list" || t.kind === "map") return false;
   return t.params.some(containsOpen);
