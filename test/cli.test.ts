@@ -218,6 +218,14 @@ describe("evaluation", () => {
     expect((await cli("cel", "2.0")).stdout).toBe("2.0\n");
   });
 
+  it("regular expressions are RE2: no catastrophic backtracking, RE2 syntax", async () => {
+    const start = Date.now();
+    const r = await cli("cel", "s.matches('^(a+)+$')", "--var", `s=${JSON.stringify(`${"a".repeat(30)}!`)}`);
+    expect(r).toEqual({ code: 0, stdout: "false\n", stderr: "" });
+    expect(Date.now() - start).toBeLessThan(10_000); // process start included; backtracking would take hours
+    expect((await cli("cel", "'ABC'.matches('(?i)abc')")).stdout).toBe("true\n");
+  });
+
   it("--pretty indents", async () => {
     expect((await cli("cel", "{'a': [1, 2]}", "--pretty")).stdout).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}\n');
   });
