@@ -2,3 +2,4 @@
 export { applyConfiguration, findAtomics, type ApplyConfigurationError, type ApplyConfigurationOptions, type ApplyConfigurationResult } from "./apply.js";
 export { mergeValues } from "./merge.js";
 export { formatErrors, typeContext, validate, type FieldError, type TypeContext } from "./typed.js";
+export { crdSchemaNode } from "./crd.js";
