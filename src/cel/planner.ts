@@ -333,7 +333,12 @@ class Planner {
         let v = f[st.slot];
         if (v === UNRESOLVED) v = loadVar(f, st.slot, st.name);
         if (v !== undefined && v !== UNBOUND) {
-          for (let j = 0; j < st.fields.length; j++) v = selectField(v, st.fields[j]!);
+          const fields = st.fields;
+          for (let j = 0; j < fields.length; j++) {
+            const field = fields[j]!;
+            const w: CelValue | undefined = v instanceof Map ? v.get(field) : undefined;
+            v = w !== undefined ? w : selectField(v, field);
+          }
           return v;
         }
         if (st.staticValue !== undefined) return st.staticValue;
@@ -730,7 +735,8 @@ class Planner {
       }
     }
 
-    // transformMap: init {}, step cel.@mapInsert(accu, K, V) or C ? … : accu.
+    // transformMap: init {}, step cel.@mapInsert(accu, K, V) or C ? … : accu;
+    // transformMapEntry: step cel.@mapInsert(accu, M) (every entry of M inserted).
     if (init.kind === "map" && init.entries.length === 0) {
       let c: Expr | undefined;
       let ins: Expr = step;
@@ -738,15 +744,17 @@ class Planner {
         c = step.args[0]!;
         ins = step.args[1]!;
       }
+      const arity = ins.kind === "call" && ins.args.length === 2 ? 2 : 3;
       if (
-        call(ins, MAP_INSERT, 3) &&
+        call(ins, MAP_INSERT, arity) &&
+        !this.userOverloads(MAP_INSERT, ["@mapInsert_map_key_value", "@mapInsert_map_map"]) &&
         isAccu(ins.args[0]!) &&
-        !mentions(ins.args[1]!, accu) &&
-        !mentions(ins.args[2]!, accu) &&
+        ins.args.slice(1).every((a) => !mentions(a, accu)) &&
         (c === undefined || !mentions(c, accu))
       ) {
         const kEv = this.expr(ins.args[1]!);
-        const vEv = this.expr(ins.args[2]!);
+        const entryMap = arity === 2;
+        const vEv = entryMap ? kEv : this.expr(ins.args[2]!);
         const pred = c === undefined ? undefined : this.expr(c);
         return (f) => {
           const out = new Map<CelMapKey, CelValue>();
@@ -769,9 +777,15 @@ class Planner {
             }
             if (err !== undefined) return true;
             try {
-              const k = kEv(fr);
-              const v = vEv(fr);
-              mapInsertInPlace(out, k, v);
+              if (entryMap) {
+                const m = kEv(fr);
+                if (!(m instanceof Map)) throw noSuchOverload(MAP_INSERT, [out, m]);
+                for (const [k, v] of m as ReadonlyMap<CelMapKey, CelValue>) mapInsertInPlace(out, k, v);
+              } else {
+                const k = kEv(fr);
+                const v = vEv(fr);
+                mapInsertInPlace(out, k, v);
+              }
             } catch (x) {
               if (!(x instanceof CelEvalError)) throw x;
               err = x;
