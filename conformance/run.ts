@@ -11,45 +11,116 @@
  * one JSON object per case instead. `--verbose` also lists known failures.
  * Exits 1 on any unexpected failure or stale ledger entry.
  *
- * New suites (MAP, Gatekeeper) plug in as further {@link Suite}s in `loadSuites`.
+ * Cases run in a worker thread with a per-case time limit (`--timeout <s>`,
+ * default 20): a case that hangs or kills the worker is recorded as a failure and
+ * the run goes on with the next case. `--in-process` runs everything in this
+ * thread instead (easier to debug; a hang then hangs the run).
+ *
+ * New suites (MAP, Gatekeeper) plug in as further {@link Suite}s in `suites.ts`.
  */
-import { celConformanceSuite, celParseSuite, loadAstToProto, loadExtensionLibraries } from "./cel/runner.js";
-import { ProtoTypeProvider } from "./cel/proto-types.js";
-import { runSuite, unusedLedgerEntries, type CaseResult, type Suite } from "./suite.js";
+import { Worker } from "node:worker_threads";
+import { classify, runSuite, unusedLedgerEntries, type CaseResult, type Outcome, type Suite } from "./suite.js";
+import { loadSuites } from "./suites.js";
+import type { WorkerInput } from "./worker.js";
 
 interface Args {
   readonly json: boolean;
   readonly verbose: boolean;
   readonly filter: string | undefined;
+  readonly inProcess: boolean;
+  readonly timeoutMs: number;
 }
+
+const USAGE = "usage: run.js [--json] [--verbose] [--filter <suite/path-prefix>] [--in-process] [--timeout <seconds>]";
 
 function parseArgs(argv: readonly string[]): Args {
   let json = false;
   let verbose = false;
+  let inProcess = false;
   let filter: string | undefined;
+  let timeout = 20;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--json") json = true;
     else if (a === "--verbose" || a === "-v") verbose = true;
+    else if (a === "--in-process") inProcess = true;
     else if (a === "--filter") filter = argv[++i];
     else if (a.startsWith("--filter=")) filter = a.slice("--filter=".length);
-    else {
-      process.stderr.write(`unknown argument: ${a}\nusage: run.js [--json] [--verbose] [--filter <suite/path-prefix>]\n`);
+    else if (a === "--timeout" || a.startsWith("--timeout=")) {
+      timeout = Number(a === "--timeout" ? argv[++i] : a.slice("--timeout=".length));
+      if (!(timeout > 0)) {
+        process.stderr.write(`--timeout needs a positive number of seconds\n${USAGE}\n`);
+        process.exit(2);
+      }
+    } else {
+      process.stderr.write(`unknown argument: ${a}\n${USAGE}\n`);
       process.exit(2);
     }
   }
-  return { json, verbose, filter };
+  return { json, verbose, filter, inProcess, timeoutMs: timeout * 1000 };
 }
 
-async function loadSuites(notes: string[]): Promise<Suite[]> {
-  const ext = await loadExtensionLibraries();
-  notes.push(`libraries: standard${ext.found.length > 0 ? `, ${ext.found.join(", ")}` : " only (nothing under src/cel/ext yet)"}`);
-  for (const p of ext.problems) notes.push(`library problem: ${p}`);
-  const ast = await loadAstToProto();
-  if (ast.problem !== undefined) notes.push(`parser suite: ${ast.problem}`);
-  const provider = new ProtoTypeProvider();
-  return [celConformanceSuite({ provider, libraries: ext.libraries }), celParseSuite(ast.convert, ast.problem)];
-  // TODO(map, gatekeeper): add the MAP and Gatekeeper case files (../shared/conformance/*.yaml) as suites here.
+type WorkerMessage =
+  | { readonly kind: "start"; readonly index: number; readonly path: string; readonly section: string }
+  | { readonly kind: "result"; readonly index: number; readonly outcome: Outcome }
+  | { readonly kind: "done" };
+
+/**
+ * Runs a suite's cases in worker threads: one worker runs them in order; when a
+ * case times out or the worker dies, that case fails and a fresh worker resumes
+ * after it.
+ */
+async function runSuiteInWorkers(suite: Suite, filter: string | undefined, timeoutMs: number): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  let start = 0;
+  for (;;) {
+    const next = await new Promise<number | "done">((resolve) => {
+      const input: WorkerInput = filter === undefined ? { suite: suite.name, start } : { suite: suite.name, start, filter };
+      const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: input });
+      let current: { index: number; path: string; section: string } | undefined;
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const fail = (message: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        void worker.terminate();
+        if (current === undefined) {
+          // Died before starting a case (e.g. while loading): one failure for the whole rest.
+          results.push({ suite: suite.name, path: `<from case ${start}>`, section: "harness", status: "fail", message });
+          resolve("done");
+          return;
+        }
+        results.push(classify(suite.name, current, { ok: false, message }, suite.ledger));
+        resolve(current.index + 1);
+      };
+      const arm = (ms: number, what: () => string) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => fail(what()), ms);
+      };
+      // Loading the suite in a fresh worker gets a generous allowance.
+      arm(Math.max(60_000, timeoutMs), () => "harness: worker did not start within the time limit");
+      worker.on("message", (m: WorkerMessage) => {
+        if (m.kind === "start") {
+          current = { index: m.index, path: m.path, section: m.section };
+          arm(timeoutMs, () => `timeout: no result after ${timeoutMs / 1000}s`);
+        } else if (m.kind === "result") {
+          if (current !== undefined) results.push(classify(suite.name, current, m.outcome, suite.ledger));
+          current = undefined;
+          arm(timeoutMs, () => "harness: worker stalled between cases");
+        } else {
+          settled = true;
+          clearTimeout(timer);
+          void worker.terminate();
+          resolve("done");
+        }
+      });
+      worker.on("error", (e) => fail(`worker crashed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`));
+      worker.on("exit", (code) => fail(`worker exited with code ${code}`));
+    });
+    if (next === "done") return results;
+    start = next;
+  }
 }
 
 function count(results: readonly CaseResult[]) {
@@ -84,6 +155,7 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const notes: string[] = [];
   const suites = await loadSuites(notes);
+  if (!args.inProcess) notes.push(`cases run in a worker thread, ${args.timeoutMs / 1000}s limit per case`);
   const out = (s: string) => process.stdout.write(`${s}\n`);
   if (!args.json) for (const n of notes) out(`# ${n}`);
 
@@ -99,7 +171,7 @@ async function main(): Promise<number> {
               for (const c of suite.cases()) if (`${suite.name}/${c.path}`.startsWith(args.filter!)) yield c;
             },
           };
-    const results = runSuite(filtered);
+    const results = args.inProcess ? runSuite(filtered) : await runSuiteInWorkers(suite, args.filter, args.timeoutMs);
     everything.push(...results);
     if (args.json) {
       for (const r of results) out(JSON.stringify(r));

@@ -87,18 +87,19 @@ export function unusedLedgerEntries(ledger: readonly KnownFailure[], paths: Iter
   return ledger.filter((k) => !all.some((p) => findKnownFailure([k], p) !== undefined));
 }
 
-/** Runs every case of a suite, never letting one case abort the rest. */
+/** Runs one case; anything it throws becomes a failed outcome. */
+export function runCase(c: SuiteCase): Outcome {
+  try {
+    return c.run();
+  } catch (e) {
+    return { ok: false, message: `harness crash: ${describeError(e)}` };
+  }
+}
+
+/** Runs every case of a suite in this thread, never letting one case abort the rest (but a hang hangs). */
 export function runSuite(suite: Suite): CaseResult[] {
   const results: CaseResult[] = [];
-  for (const c of suite.cases()) {
-    let outcome: Outcome;
-    try {
-      outcome = c.run();
-    } catch (e) {
-      outcome = { ok: false, message: `harness crash: ${describeError(e)}` };
-    }
-    results.push(classify(suite.name, c, outcome, suite.ledger));
-  }
+  for (const c of suite.cases()) results.push(classify(suite.name, c, runCase(c), suite.ledger));
   return results;
 }
 
