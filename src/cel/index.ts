@@ -68,3 +68,8 @@ export { fromJson, toJson, type JsonValue } from "./runtime/json.js";
 export { STANDARD_LIBRARY } from "./std/index.js";
 export { OPTIONAL_LIBRARY } from "./ext/optionals.js";
 export { TWO_VAR_COMPREHENSIONS_LIBRARY } from "./ext/comprehensions.js";
+export { stringsLibrary, KUBERNETES_STRINGS_LIBRARY } from "./ext/strings.js";
+export { listsLibrary, KUBERNETES_LISTS_LIBRARY } from "./ext/lists.js";
+export { SETS_LIBRARY } from "./ext/sets.js";
+export { mathLibrary } from "./ext/math.js";
+export { ENCODERS_LIBRARY } from "./ext/encoders.js";
