@@ -15,14 +15,20 @@ export type DecodeIssue =
   /** A field the type does not have (strict decoding). */
   | { readonly kind: "unknownField"; readonly path: FieldPath; readonly source?: SourceRef }
   /**
-   * A value of the wrong JSON type. `got` is Go's JSON kind word (`string`, `number`,
-   * `bool`, `array`, `object`); `expected` names the wanted type.
+   * A value of the wrong JSON type, in the words of Go's `json.UnmarshalTypeError`:
+   * `got` is Go's description of the JSON value (`string`, `number`, `number 1.5`, `bool`,
+   * `array`, `object`); `expected` the Go type (`[]v1.OperationType`); `goStruct`/`goField`
+   * the struct being decoded and the field path from the root without indices or map keys
+   * (`NamedRuleWithOperations`, `spec.matchConstraints.resourceRules.operations`).
+   * `path` is the full path, for locating the value.
    */
   | {
       readonly kind: "wrongType";
       readonly path: FieldPath;
       readonly got: string;
       readonly expected: string;
+      readonly goStruct?: string;
+      readonly goField?: string;
       readonly source?: SourceRef;
     }
   /** The document is not an object of a known apiVersion/kind. */
@@ -34,10 +40,10 @@ export function decodeIssueText(i: DecodeIssue): string {
     case "unknownField":
       return `unknown field "${decoderPathString(i.path)}"`;
     case "wrongType":
-      // Go's encoding/json says `... into Go struct field <Struct>.<path> of type <GoType>`;
-      // we do not model Go struct/type names, so the struct name is omitted and the type is
-      // described in JSON terms. The shape of the sentence matches.
-      return `json: cannot unmarshal ${i.got} into Go struct field .${decoderPathString(i.path)} of type ${i.expected}`;
+      if (i.goStruct !== undefined || i.goField !== undefined) {
+        return `json: cannot unmarshal ${i.got} into Go struct field ${i.goStruct ?? ""}.${i.goField ?? ""} of type ${i.expected}`;
+      }
+      return `json: cannot unmarshal ${i.got} into Go value of type ${i.expected}`;
     case "unsupportedKind":
       return i.message;
   }

@@ -170,10 +170,17 @@ describe("decoding errors", () => {
   it("reports a wrong type alone", () => {
     const msg = decodeErrorMessage("MutatingAdmissionPolicy", "v1", [
       { kind: "unknownField", path: FieldPath.root("spec", "foo") },
-      { kind: "wrongType", path: FieldPath.root("spec", "mutations"), got: "string", expected: "array" },
+      {
+        kind: "wrongType",
+        path: FieldPath.root("spec", "mutations"),
+        got: "string",
+        expected: "[]v1.Mutation",
+        goStruct: "MutatingAdmissionPolicySpec",
+        goField: "spec.mutations",
+      },
     ]);
     expect(msg).toBe(
-      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal string into Go struct field .spec.mutations of type array',
+      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal string into Go struct field MutatingAdmissionPolicySpec.spec.mutations of type []v1.Mutation',
     );
   });
 });

@@ -54,18 +54,53 @@ describe("strict decoding", () => {
     [
       "a wrong type is reported alone",
       { ...POLICY, spec: { ...POLICY.spec, foo: 1, mutations: "x" } },
-      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal string into Go struct field .spec.mutations of type array',
+      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal string into Go struct field MutatingAdmissionPolicySpec.spec.mutations of type []v1.Mutation',
     ],
     [
       "label values must be strings",
       { ...POLICY, metadata: { name: "p", labels: { a: 1 } } },
-      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal number into Go struct field .metadata.labels.a of type string',
+      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string',
+    ],
+    [
+      "a string where a list is expected, in a promoted field of an embedded struct",
+      { ...POLICY, spec: { ...POLICY.spec, matchConstraints: { resourceRules: [{ operations: "CREATE" }] } } },
+      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal string into Go struct field NamedRuleWithOperations.spec.matchConstraints.resourceRules.operations of type []v1.OperationType',
+    ],
+    [
+      "a list element of the wrong type (aliased type prints as v1 in v1beta1)",
+      { ...POLICY, apiVersion: "admissionregistration.k8s.io/v1beta1", spec: { ...POLICY.spec, matchConstraints: { resourceRules: [{ operations: [1] }] } } },
+      'MutatingAdmissionPolicy in version "v1beta1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal number into Go struct field NamedRuleWithOperations.spec.matchConstraints.resourceRules.operations of type v1.OperationType',
+    ],
+    [
+      "a version-specific named type",
+      { ...POLICY, apiVersion: "admissionregistration.k8s.io/v1alpha1", spec: { ...POLICY.spec, failurePolicy: true } },
+      'MutatingAdmissionPolicy in version "v1alpha1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal bool into Go struct field MutatingAdmissionPolicySpec.spec.failurePolicy of type v1alpha1.FailurePolicyType',
+    ],
+    [
+      "an object where a struct field expects a string",
+      { ...POLICY, spec: { ...POLICY.spec, mutations: [{ patchType: { a: 1 } }] } },
+      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal object into Go struct field Mutation.spec.mutations.patchType of type v1.PatchType',
+    ],
+    [
+      "a fraction for an integer",
+      { ...POLICY, metadata: { name: "p", generation: 1.5 } },
+      'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64',
     ],
   ];
   it.each(unknownCases)("%s", (_n, doc, want) => {
     const r = decodeMutatingAdmissionPolicy(doc);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.message).toBe(want);
+  });
+
+  it("decodes null list elements and map values as Go zero values", () => {
+    const r = decodeMutatingAdmissionPolicy({
+      ...POLICY,
+      metadata: { name: "p", labels: { a: null } },
+      spec: { ...POLICY.spec, matchConstraints: { resourceRules: [{ operations: [null], apiGroups: [""] }] } },
+    });
+    expect(r.ok && r.value.metadata?.labels).toEqual({ a: "" });
+    expect(r.ok && r.value.spec?.matchConstraints?.resourceRules?.[0]?.operations).toEqual([""]);
   });
 
   it("rejects other kinds and versions", () => {

@@ -18,6 +18,7 @@ import type { SourceRef } from "../diag/source.js";
 import { GROUP, VERSIONS, type ApiVersionName } from "./schemas/common.js";
 import { MutatingAdmissionPolicyBinding } from "./schemas/map-binding.js";
 import { MutatingAdmissionPolicy } from "./schemas/map.js";
+import { MutatingAdmissionPolicyBindingGo, MutatingAdmissionPolicyGo, fillNulls, unmarshalTypeError, type GoType } from "./go-types.js";
 
 export const MAP_KIND = "MutatingAdmissionPolicy";
 export const BINDING_KIND = "MutatingAdmissionPolicyBinding";
@@ -52,14 +53,14 @@ export function decodeMutatingAdmissionPolicy(
   doc: unknown,
   source?: SourceRef,
 ): DecodeResult<z.infer<typeof MutatingAdmissionPolicy>> {
-  return decode(doc, MAP_KIND, MutatingAdmissionPolicy, source);
+  return decode(doc, MAP_KIND, MutatingAdmissionPolicy, MutatingAdmissionPolicyGo, source);
 }
 
 export function decodeMutatingAdmissionPolicyBinding(
   doc: unknown,
   source?: SourceRef,
 ): DecodeResult<z.infer<typeof MutatingAdmissionPolicyBinding>> {
-  return decode(doc, BINDING_KIND, MutatingAdmissionPolicyBinding, source);
+  return decode(doc, BINDING_KIND, MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingGo, source);
 }
 
 function jsonKind(v: unknown): string {
@@ -107,19 +108,6 @@ function documentOrder(root: unknown): Map<string, number> {
   return order;
 }
 
-function expectedWord(expected: unknown): string {
-  switch (expected) {
-    case "record":
-      return "map";
-    case "int":
-      return "integer";
-    case "boolean":
-      return "bool";
-    default:
-      return typeof expected === "string" ? expected : "value";
-  }
-}
-
 /** Deep copy without `undefined` properties (what `null` fields decode to). */
 function clean<T>(v: T): T {
   if (Array.isArray(v)) return v.map(clean) as T;
@@ -135,6 +123,7 @@ function decode<S extends z.ZodType>(
   doc: unknown,
   kind: PolicyKind,
   schema: S,
+  goType: GoType,
   source: SourceRef | undefined,
 ): DecodeResult<z.infer<S>> {
   const src = source !== undefined ? { source } : {};
@@ -156,10 +145,12 @@ function decode<S extends z.ZodType>(
     };
     return { ok: false, issues: [issue], message: issue.message };
   }
-  const r = schema.safeParse(doc);
+  // Go decodes `null` list elements and map values as zero values ("" for a string).
+  const input = fillNulls(doc, goType);
+  const r = schema.safeParse(input);
   if (r.success) return { ok: true, value: clean(r.data), version };
 
-  const order = documentOrder(doc);
+  const order = documentOrder(input);
   const ordered: { ord: number; issue: DecodeIssue }[] = [];
   for (const zi of r.error.issues) {
     if (zi.code === "unrecognized_keys") {
@@ -171,14 +162,16 @@ function decode<S extends z.ZodType>(
         });
       }
     } else {
-      const expected = zi.code === "invalid_type" ? expectedWord(zi.expected) : "value";
+      const value = valueAt(input, zi.path);
+      const go = unmarshalTypeError(goType, zi.path, value, version);
       ordered.push({
         ord: order.get(JSON.stringify(zi.path)) ?? Number.MAX_SAFE_INTEGER,
         issue: {
           kind: "wrongType",
           path: toFieldPath(zi.path),
-          got: jsonKind(valueAt(doc, zi.path)),
-          expected,
+          got: go?.value ?? jsonKind(value),
+          expected: go?.type ?? (zi.code === "invalid_type" ? String(zi.expected) : "value"),
+          ...(go !== undefined ? { goStruct: go.struct, goField: go.field } : {}),
           ...src,
         },
       });
