@@ -117,6 +117,11 @@ describe("double", () => {
     ["double('.5')", 0.5],
     ["double('1e400')", e("type conversion error from 'string' to 'double'")],
     ["double('abc')", e("type conversion error from 'string' to 'double'")],
+    ["double('e5')", e("type conversion error from 'string' to 'double'")],
+    ["double('1_000')", e("type conversion error from 'string' to 'double'")],
+    ["double('5.')", 5.0],
+    ["double('0x1p-2')", 0.25],
+    ["double('+nan')", e("type conversion error from 'string' to 'double'")],
   ]);
 });
 

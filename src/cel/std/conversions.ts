@@ -57,7 +57,7 @@ function parseUint64(s: string): bigint | undefined {
   return v > UINT64_MAX ? undefined : v;
 }
 
-const FLOAT_DEC = /^[+-]?(?:[0-9](?:_?[0-9])*)?(?:\.(?:[0-9](?:_?[0-9])*)?)?(?:[eE][+-]?[0-9]+)?$/;
+const FLOAT_DEC = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 const FLOAT_SPECIAL = /^[+-]?(?:inf|infinity|nan)$/i;
 
 /** Go's `strconv.ParseFloat(s, 64)`: decimal and special forms; out of range is an error. */
@@ -68,7 +68,7 @@ export function parseFloat64(s: string): number | undefined {
     return lower.startsWith("-") ? -Infinity : Infinity;
   }
   if (/^[+-]?0[xX]/.test(s)) return parseHexFloat(s);
-  if (!FLOAT_DEC.test(s) || !/[0-9]/.test(s) || s.includes("_")) return undefined;
+  if (!FLOAT_DEC.test(s)) return undefined;
   const v = Number(s);
   if (!Number.isFinite(v)) return undefined; // ErrRange
   return v;
