@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorString } from "../diag/field-error.js";
+import { errorString, invalid } from "../diag/field-error.js";
 import { prepareMutatingAdmissionPolicy } from "./prepare.js";
 import type { MutatingAdmissionPolicy } from "./schemas/map.js";
 import { validateMutatingAdmissionPolicyUpdate } from "./validate.js";
@@ -85,6 +85,13 @@ describe("CEL compile hook", () => {
       "spec.variables[1].expression: Internal error: boom",
       'spec.mutations[0].applyConfiguration.expression: Invalid value: "Object{}": must evaluate to Object but got string',
     ]);
+  });
+
+  it("passes ready-made FieldErrors through", () => {
+    const r = prepareMutatingAdmissionPolicy(policy(), {
+      compileExpression: (req) => (req.kind === "mutation-jsonpatch" ? [invalid(req.path.parentPath, "x", "custom")] : []),
+    });
+    expect(!r.ok && r.stage === "validate" && r.errors.map(errorString)).toEqual(['spec.mutations[1].jsonPatch: Invalid value: "x": custom']);
   });
 
   it("turns a throwing hook into an internal error instead of throwing", () => {

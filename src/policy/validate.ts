@@ -89,8 +89,13 @@ export interface ExpressionIssue {
   readonly detail: string;
 }
 
-/** Compiles one expression; returns no issues when it compiles. Must not throw. */
-export type CompileExpression = (req: CompileExpressionRequest) => readonly ExpressionIssue[];
+/**
+ * Compiles one expression; returns no issues when it compiles. Should not throw (a throw
+ * becomes an Internal error). Issues are usually {@link ExpressionIssue}s, placed at
+ * `req.path` like the apiserver's `convertCELErrorToValidationError`; a ready-made
+ * `FieldError` (with its own path) is passed through unchanged.
+ */
+export type CompileExpression = (req: CompileExpressionRequest) => readonly (ExpressionIssue | FieldError)[];
 
 export interface ValidateOptions {
   /** CEL compile hook; without it expressions are only checked for presence. */
@@ -117,13 +122,14 @@ function compileErrors(
   req: CompileExpressionRequest,
 ): FieldError[] {
   if (opts.compileExpression === undefined) return [];
-  let issues: readonly ExpressionIssue[];
+  let issues: readonly (ExpressionIssue | FieldError)[];
   try {
     issues = opts.compileExpression(req);
   } catch (e) {
     return [internalError(req.path, `unsupported error type: ${e instanceof Error ? e.message : String(e)}`)];
   }
   return issues.map((i) => {
+    if ("path" in i) return i;
     switch (i.type) {
       case "Required":
         return required(req.path, i.detail);
