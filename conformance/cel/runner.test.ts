@@ -8,6 +8,8 @@ import { ProtoObject, ProtoTypeProvider } from "./proto-types.js";
 import { typeFromProto, valueFromJson, valuesMatch } from "./values.js";
 import { create } from "@bufbuild/protobuf";
 import { TypeSchema } from "@bufbuild/cel-spec/cel/expr/checked_pb.js";
+import { getConformanceSuite, type IncrementalTest } from "@bufbuild/cel-spec/testdata/tests.js";
+import { runConformanceCase } from "./runner.js";
 
 const provider = new ProtoTypeProvider();
 const P3 = "cel.expr.conformance.proto3.TestAllTypes";
@@ -150,5 +152,31 @@ describe("ledger", () => {
   });
   it("finds entries that match nothing", () => {
     expect(unusedLedgerEntries(ledger, ["proto2_ext/a/b"]).map((k) => k.path)).toEqual(["string_ext/format/x"]);
+  });
+});
+
+describe("conformance cases end to end", () => {
+  function find(path: string): IncrementalTest {
+    const [section, suite, name] = path.split("/");
+    const t = getConformanceSuite()
+      .suites.find((s) => s.name === section)
+      ?.suites.find((s) => s.name === suite)
+      ?.tests.find((x) => x.name === name);
+    if (t === undefined) throw new Error(`no case ${path}`);
+    return t;
+  }
+  const ctx = { provider, libraries: [] };
+  it.each([
+    "basic/self_eval_zeroish/self_eval_int_zero",
+    "dynamic/int32/field_assign_proto2_range",
+    "proto3/empty_field/nested_message",
+    "dynamic/any/field_read_proto3",
+  ])("%s", (path) => {
+    expect(runConformanceCase(find(path), ctx)).toMatchObject({ ok: true });
+  });
+  it("reports a wrong result as a failure, not a throw", () => {
+    const t = find("basic/self_eval_zeroish/self_eval_int_zero");
+    const wrong = { ...t, original: { ...t.original, expr: "1" } } as IncrementalTest;
+    expect(runConformanceCase(wrong, ctx)).toEqual({ ok: false, message: "expected 0, got 1" });
   });
 });
