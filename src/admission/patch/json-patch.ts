@@ -31,8 +31,11 @@
  * Go panic: nulls are all treated like nulls of the original document (Go distinguishes a null
  * added by an earlier op of the same patch, which it can even descend into); `replace ""` without a
  * value and a `test` comparing arrays holding nulls, both of which panic in Go, give an error
- * and a value comparison; string comparison in `test` is by value, while Go compares the encoded
- * bytes (which differ only for `<`, `>`, `&`, U+2028 and U+2029, HTML-escaped in the document).
+ * and a value comparison. `test` compares scalars as the library does, by their JSON encoding:
+ * the document is encoded by Go (HTML-escaped), the op value by protojson (not), so a string holding
+ * `<`, `>`, `&`, U+2028 or U+2029 never tests equal; strings an earlier op of the same patch put
+ * into the document are treated alike, although Go keeps their protojson encoding and would find
+ * them equal.
  */
 import { goQuote } from "../gofmt.js";
 import { deepClone, getKey, hasKey, isJsonObject, isNumber, numbersEqual, setKey, type JsonObject, type JsonValue } from "../json.js";
@@ -396,8 +399,16 @@ function nestedEqual(a: JsonValue, b: JsonValue): boolean {
     if (keys.length !== Object.keys(b).length) return false;
     return keys.every((k) => hasKey(b, k) && nestedEqual(a[k] as JsonValue, b[k] as JsonValue));
   }
+  if (typeof a === "string") return a === b && !GO_ESCAPED.test(a);
   return a === b;
 }
+
+/**
+ * Characters Go's JSON encoder escapes (HTML-safe escaping) but the protobuf JSON encoding of the
+ * op value does not. The library compares scalars by their encoded bytes, so a document string
+ * holding one of them never equals the op value.
+ */
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
 
 const utf8 = new TextEncoder();
 
