@@ -464,6 +464,27 @@ describe("checker: aggregate literals", () => {
     );
   });
 
+  it("homogeneous literals see final types: an empty list unified with dyn is list(dyn)", () => {
+    // d == [[80], []]: joining [80] and [] binds []'s element variable to int, but
+    // unifying the literal with dyn's list(list(dyn)) in _==_ rebinds it to dyn (cel-go's
+    // isValidTypeSubstitution keeps the more general type), so the validator compares
+    // list(int) with list(dyn), as cel-go v0.26 does.
+    const b = new B();
+    const lit = b.list([b.list([b.c(80n)]), b.at(14).list([])]);
+    const e = b.call("_==_", b.i("d"), lit);
+    const vars = { variables: { d: listType(listType(DYN)) } };
+    expect(formatType(check(b.parsed(e), env(vars)).typeMap.get(lit.id)!)).toBe(
+      "list(list(dyn))",
+    );
+    expect(errorsOf(() => check(b.parsed(e), env({ ...vars, homogeneousAggregateLiterals: true })))).toBe(
+      "1:14: expected type 'list(int)' but found 'list(dyn)'",
+    );
+    // Without the dyn side the empty list stays list(int).
+    const b2 = new B();
+    const ok = b2.list([b2.list([b2.c(80n)]), b2.list([])]);
+    expect(formatType(check(b2.parsed(ok), env({ homogeneousAggregateLiterals: true })).type)).toBe("list(list(int))");
+  });
+
   it("homogeneous literals: format() arguments are exempt with the strings extension", () => {
     const b = new B();
     const fmt = b.mcall(b.c("%s %d"), "format", b.list([b.c("a"), b.c(1n)]));
