@@ -407,6 +407,65 @@ describe("positions", () => {
     const h = parse("has(m.f)", { macros: new Set(["standard"]) });
     expect(h.sourceInfo.positions.get(h.expr.id)).toBe(3); // the expansion sits at the macro call
   });
+  it("numbers nodes in cel-go's order", () => {
+    // Expected strings from cel-go's parser_test.go (ids and kinds), whitespace-insensitive.
+    const idAdorner = {
+      GetMetadata: (m: Parameters<typeof KindAdorner.singleton.GetMetadata>[0]) =>
+        `^#${String((m as unknown as { id: bigint }).id)}:${KindAdorner.singleton.GetMetadata(m).slice(2)}`,
+    };
+    const show = (src: string, o: ParseOptions = ALL) =>
+      toDebugString(toProtoExpr(parse(src, o).expr), idAdorner).replace(/\s+/g, "");
+    const cases: [string, string][] = [
+      ["a?b:c", "_?_:_(a^#1:*expr.Expr_IdentExpr#,b^#3:*expr.Expr_IdentExpr#,c^#4:*expr.Expr_IdentExpr#)^#2:*expr.Expr_CallExpr#"],
+      [
+        "a && b && c && d || e && f && g && h",
+        "_||_(_&&_(_&&_(a^#1:*expr.Expr_IdentExpr#,b^#2:*expr.Expr_IdentExpr#)^#3:*expr.Expr_CallExpr#," +
+          "_&&_(c^#4:*expr.Expr_IdentExpr#,d^#6:*expr.Expr_IdentExpr#)^#7:*expr.Expr_CallExpr#)^#5:*expr.Expr_CallExpr#," +
+          "_&&_(_&&_(e^#8:*expr.Expr_IdentExpr#,f^#9:*expr.Expr_IdentExpr#)^#10:*expr.Expr_CallExpr#," +
+          "_&&_(g^#11:*expr.Expr_IdentExpr#,h^#13:*expr.Expr_IdentExpr#)^#14:*expr.Expr_CallExpr#)^#12:*expr.Expr_CallExpr#)^#15:*expr.Expr_CallExpr#",
+      ],
+      [
+        "{a:b, c:d}",
+        "{a^#3:*expr.Expr_IdentExpr#:b^#4:*expr.Expr_IdentExpr#^#2:*expr.Expr_CreateStruct_Entry#," +
+          "c^#6:*expr.Expr_IdentExpr#:d^#7:*expr.Expr_IdentExpr#^#5:*expr.Expr_CreateStruct_Entry#}^#1:*expr.Expr_StructExpr#",
+      ],
+      [
+        'SomeMessage{foo: 5, bar: "xyz"}',
+        "SomeMessage{foo:5^#3:*expr.Constant_Int64Value#^#2:*expr.Expr_CreateStruct_Entry#," +
+          'bar:"xyz"^#5:*expr.Constant_StringValue#^#4:*expr.Expr_CreateStruct_Entry#}^#1:*expr.Expr_StructExpr#',
+      ],
+      ["has(m.f)", "m^#2:*expr.Expr_IdentExpr#.f~test-only~^#4:*expr.Expr_SelectExpr#"],
+      [
+        "m.map(v, p, f)",
+        "__comprehension__(//Variablev,//Targetm^#1:*expr.Expr_IdentExpr#,//Accumulator@result,//Init[]^#6:*expr.Expr_ListExpr#," +
+          "//LoopConditiontrue^#7:*expr.Constant_BoolValue#,//LoopStep_?_:_(p^#4:*expr.Expr_IdentExpr#," +
+          "_+_(@result^#8:*expr.Expr_IdentExpr#,[f^#5:*expr.Expr_IdentExpr#]^#9:*expr.Expr_ListExpr#)^#10:*expr.Expr_CallExpr#," +
+          "@result^#11:*expr.Expr_IdentExpr#)^#12:*expr.Expr_CallExpr#,//Result@result^#13:*expr.Expr_IdentExpr#)^#14:*expr.Expr_ComprehensionExpr#",
+      ],
+      [
+        "x.filter(y, y.filter(z, z > 0))",
+        "__comprehension__(//Variabley,//Targetx^#1:*expr.Expr_IdentExpr#,//Accumulator@result,//Init[]^#19:*expr.Expr_ListExpr#," +
+          "//LoopConditiontrue^#20:*expr.Constant_BoolValue#,//LoopStep_?_:_(__comprehension__(//Variablez,//Targety^#4:*expr.Expr_IdentExpr#," +
+          "//Accumulator@result,//Init[]^#10:*expr.Expr_ListExpr#,//LoopConditiontrue^#11:*expr.Constant_BoolValue#,//LoopStep" +
+          "_?_:_(_>_(z^#7:*expr.Expr_IdentExpr#,0^#9:*expr.Constant_Int64Value#)^#8:*expr.Expr_CallExpr#," +
+          "_+_(@result^#12:*expr.Expr_IdentExpr#,[z^#6:*expr.Expr_IdentExpr#]^#13:*expr.Expr_ListExpr#)^#14:*expr.Expr_CallExpr#," +
+          "@result^#15:*expr.Expr_IdentExpr#)^#16:*expr.Expr_CallExpr#,//Result@result^#17:*expr.Expr_IdentExpr#)^#18:*expr.Expr_ComprehensionExpr#," +
+          "_+_(@result^#21:*expr.Expr_IdentExpr#,[y^#3:*expr.Expr_IdentExpr#]^#22:*expr.Expr_ListExpr#)^#23:*expr.Expr_CallExpr#," +
+          "@result^#24:*expr.Expr_IdentExpr#)^#25:*expr.Expr_CallExpr#,//Result@result^#26:*expr.Expr_IdentExpr#)^#27:*expr.Expr_ComprehensionExpr#",
+      ],
+      [
+        "a.?b[?0] && a[?c]",
+        '_&&_(_[?_](_?._(a^#1:*expr.Expr_IdentExpr#,"b"^#2:*expr.Constant_StringValue#)^#3:*expr.Expr_CallExpr#,' +
+          "0^#5:*expr.Constant_Int64Value#)^#4:*expr.Expr_CallExpr#,_[?_](a^#6:*expr.Expr_IdentExpr#,c^#8:*expr.Expr_IdentExpr#)^#7:*expr.Expr_CallExpr#)^#9:*expr.Expr_CallExpr#",
+      ],
+      [
+        "{?'key': value}",
+        '{?"key"^#3:*expr.Constant_StringValue#:value^#4:*expr.Expr_IdentExpr#^#2:*expr.Expr_CreateStruct_Entry#}^#1:*expr.Expr_StructExpr#',
+      ],
+    ];
+    for (const [src, want] of cases) expect(show(src), src).toBe(want);
+  });
+
   it("counts code points, not UTF-16 units", () => {
     const p = parse("'😁😁' + x");
     const e = p.expr;

@@ -134,6 +134,8 @@ for (const [t, p, fn] of [
 }
 
 const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
+/** cel-go's pattern (`'.(true|false|null)'`, any one character before the keyword). */
+const RESERVED_LITERAL_AFTER_ONE = /^.(true|false|null)$/su;
 
 /** Tokens dropped in error recovery before giving up (cel-go's default error recovery limit). */
 const RECOVERY_LIMIT = 30;
@@ -356,6 +358,9 @@ class Parser implements MacroHelper {
   private noViable(first: number, offending: number): never {
     const end = this.kinds[offending] === Tok.EOF ? this.src.length : (this.ends[offending] as number);
     const text = escapeWS(this.src.slice(this.starts[first], end));
+    // cel-go rewrites the message when a literal keyword stands where a name was expected (`a.true`).
+    const m = RESERVED_LITERAL_AFTER_ONE.exec(text);
+    if (m !== null) this.syntaxError(this.starts[offending] as number, `mismatched input '${m[1]}' expecting IDENTIFIER`);
     this.syntaxError(this.starts[offending] as number, `no viable alternative at input '${text}'`);
   }
 
@@ -514,16 +519,7 @@ class Parser implements MacroHelper {
           e = this.callOrMacro(id, name, e, args);
           continue;
         }
-        if (nameKind !== Tok.IDENTIFIER && nameKind !== Tok.ESC_IDENTIFIER) {
-          if (nameKind === Tok.TRUE || nameKind === Tok.FALSE || nameKind === Tok.NULL) {
-            // cel-go rewrites ANTLR's message for a reserved literal used as a field name.
-            this.syntaxError(
-              this.starts[t] as number,
-              `mismatched input ${this.tokenDisplay(t)} expecting IDENTIFIER`,
-            );
-          }
-          this.noViable(dot, t);
-        }
+        if (nameKind !== Tok.IDENTIFIER && nameKind !== Tok.ESC_IDENTIFIER) this.noViable(dot, t);
         this.p = t + 1;
         const field = this.fieldName(t);
         h++;
@@ -806,9 +802,11 @@ class Parser implements MacroHelper {
         let optPos = -1;
         if (kinds[this.p] === Tok.QUESTION) optPos = this.starts[this.p++] as number;
         const mark = this.issues.length;
+        // cel-go numbers the entry (placed at its colon) before its key and value.
+        const entryId = this.newId(-1);
         const key = this.parseExpr();
         if (this.h > h) h = this.h;
-        const colPos = this.starts[this.p] as number;
+        this.positions.offsets[entryId] = this.starts[this.p] as number;
         this.expect(Tok.COLON);
         const value = this.parseExpr();
         if (this.h > h) h = this.h;
@@ -817,7 +815,7 @@ class Parser implements MacroHelper {
           this.semanticError(optPos, "unsupported syntax '?'");
           continue;
         }
-        entries.push({ id: this.newId(colPos), key, value, optional: optPos >= 0 });
+        entries.push({ id: entryId, key, value, optional: optPos >= 0 });
       } while (this.nextElement(Tok.RBRACE, IS_OPT_EXPR_START));
     }
     this.closeAggregate(Tok.RBRACE);
@@ -845,7 +843,7 @@ class Parser implements MacroHelper {
         const nk = kinds[this.p];
         if (nk !== Tok.IDENTIFIER && nk !== Tok.ESC_IDENTIFIER) this.syncError(ESC_IDENT);
         const nameTok = this.p++;
-        const colPos = this.starts[this.p] as number;
+        const fieldId = this.newId(this.starts[this.p] as number);
         this.expect(Tok.COLON);
         const mark = this.issues.length;
         const value = this.parseExpr();
@@ -856,7 +854,7 @@ class Parser implements MacroHelper {
           continue;
         }
         const field = this.fieldName(nameTok, listStart);
-        fields.push({ id: this.newId(colPos), field, value, optional: optPos >= 0 });
+        fields.push({ id: fieldId, field, value, optional: optPos >= 0 });
       } while (this.nextElement(Tok.RBRACE, IS_FIELD_START));
     }
     this.closeAggregate(Tok.RBRACE);
