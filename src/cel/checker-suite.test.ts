@@ -376,7 +376,7 @@ const CONFORMANCE_FAILURE_REASONS: readonly { reason: string; test: (path: strin
     test: (p, w) => p.startsWith("math_ext/") && w.includes("undeclared reference to 'math'"),
   },
   {
-    reason: "cel.block / cel.bind / cel.index macros not available yet",
+    reason: "cel.@block / cel.index (the bindings extension's block form) not available yet",
     test: (p, w) => /^(block_ext|bindings_ext)\//.test(p) && w.includes("undeclared reference to 'cel'"),
   },
   {

@@ -547,6 +547,11 @@ class Checker {
       let params = overload.params;
       let result = overload.result;
       const tps = overloadTypeParams(overload);
+      if (params.length !== argTypes.length) {
+        // Cannot match; cel-go still instantiates it, which numbers the fresh type variables.
+        this.freeTypeVarCounter += tps.length;
+        continue;
+      }
       if (tps.length > 0) {
         const subs = new Map<string, CelType>();
         for (const tp of tps) subs.set(tp, this.newTypeVar());
