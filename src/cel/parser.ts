@@ -446,20 +446,27 @@ class Parser implements MacroHelper {
    */
   private parseBinary(minPrec: number): Expr {
     const rel = minPrec <= 2;
-    if (++this.calcDepth > this.maxDepth || (rel && ++this.relDepth > this.maxDepth)) this.recursionLimit();
+    if (rel && ++this.relDepth > this.maxDepth) this.recursionLimit();
+    if (++this.calcDepth > this.maxDepth) this.recursionLimit();
+    // The `calc` invocation for a relation's first operand ends at its first relational operator.
+    let inCalc = true;
     let left = this.parseUnary();
     let h = this.h;
     for (;;) {
       const op = this.kinds[this.p] as Tok;
       const prec = BIN_PREC[op] as number;
       if (prec === 0 || prec < minPrec) break;
+      if (prec === 1 && inCalc) {
+        this.calcDepth--;
+        inCalc = false;
+      }
       const id = this.newId(this.starts[this.p++] as number);
       const right = this.parseBinary(prec + 1);
       left = { kind: "call", id, fn: BIN_FN[op] as string, args: [left, right] };
       h = (this.h > h ? this.h : h) + 1;
     }
     this.h = h;
-    this.calcDepth--;
+    if (inCalc) this.calcDepth--;
     if (rel) this.relDepth--;
     return left;
   }
