@@ -376,6 +376,21 @@ describe("ApplyConfiguration: structured-merge-diff behaviour on built-in kinds"
     expect(failure(apply(live, patch))).toBe(`error applying patch: failed to convert patch object to typed object: ${want}`);
   });
 
+  test("patchNull \"json\": a null is valid for every type; it replaces scalars and empty maps but not a non-empty granular map", () => {
+    const live = { ...deployment, metadata: { name: "d", labels: { a: "1" }, annotations: {} } };
+    const r = applyConfiguration(live, { metadata: { labels: null, annotations: null }, spec: { replicas: null } }, registry.forKind("apps/v1", "Deployment"), registry, { patchNull: "json" });
+    expect(r.ok && r.object.metadata).toEqual({ name: "d", labels: { a: "1" }, annotations: null });
+    expect(r.ok && (r.object.spec as JsonObject).replicas).toBe(null);
+  });
+
+  test("bigint integers are accepted and kept exact", () => {
+    const out = merged(apply(deployment, { spec: { revisionHistoryLimit: 9007199254740993n } }));
+    expect((out.spec as JsonObject).revisionHistoryLimit).toBe(9007199254740993n);
+    expect(failure(apply(deployment, { metadata: { name: 5n } }))).toBe(
+      "error applying patch: failed to convert patch object to typed object: .metadata.name: expected string, got &value.valueUnstructured{Value:5}",
+    );
+  });
+
   test("conversion errors come before the atomic check", () => {
     expect(failure(apply(deployment, { spec: { selector: { bogus: 1 } } }))).toBe(
       "error applying patch: failed to convert patch object to typed object: .spec.selector.bogus: field not declared in schema",

@@ -46,6 +46,13 @@ export interface ApplyConfigurationOptions {
    * are a built-in kind.
    */
   readonly zeroDefaultsForRequiredKeys?: boolean;
+  /**
+   * What a JSON null in the patch stands for. "cel" (default): CEL's null, which kube-apiserver
+   * 1.36 hands to structured-merge-diff as a protobuf NullValue that every type rejects
+   * (`expected map, got &{NULL_VALUE}`). "json": a real null, valid for every type (the behaviour
+   * of the SMD library itself, and of a converter that maps CEL null to JSON null).
+   */
+  readonly patchNull?: "cel" | "json";
 }
 
 const ERROR_PREFIX = "error applying patch: ";
@@ -56,6 +63,14 @@ function isBuiltinKind(apiVersion: unknown, kind: unknown): boolean {
   if (typeof apiVersion !== "string" || typeof kind !== "string") return false;
   builtins ??= SchemaRegistry.builtin();
   return builtins.forKind(apiVersion, kind) !== undefined;
+}
+
+/**
+ * The 503 message the MAP dispatcher returns, before evaluating any mutation (ApplyConfiguration or
+ * JSONPatch), when it has no type converter for the object's kind.
+ */
+export function missingSchemaMessage(apiVersion: unknown, kind: unknown): string {
+  return `Resource kind ${gvkString(apiVersion, kind)} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`;
 }
 
 /** `schema.GroupVersionKind.String()`: `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`. */
@@ -86,7 +101,7 @@ export function applyConfiguration(
       error: {
         kind: "no-schema",
         status: 503,
-        message: `Resource kind ${gvkString(live.apiVersion, live.kind)} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`,
+        message: missingSchemaMessage(live.apiVersion, live.kind),
       },
     };
   }
@@ -96,7 +111,7 @@ export function applyConfiguration(
   const p: JsonObject = { ...patch };
   for (const k of ["apiVersion", "kind"] as const) if (typeof live[k] === "string") setKey(p, k, live[k]);
 
-  const patchErrs = validate(ctx, schema, p, { allowDuplicates: false, nullIsCelNull: true });
+  const patchErrs = validate(ctx, schema, p, { allowDuplicates: false, nullIsCelNull: options.patchNull !== "json" });
   if (patchErrs.length > 0) {
     return {
       ok: false,
