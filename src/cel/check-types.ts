@@ -55,8 +55,9 @@ export function isDynOrError(t: CelType): boolean {
   return k === "dyn" || k === "any" || k === "error";
 }
 
+/** `optional_type(T)` (the parameterless `optional_type` type value is not an optional). */
 export function isOptional(t: CelType): boolean {
-  return t.kind === "opaque" && t.name === OPTIONAL_NAME;
+  return t.kind === "opaque" && t.name === OPTIONAL_NAME && t.params.length === 1;
 }
 
 /** cel-go's `IsExactType`: same kind, name and parameters (wrappers equal their primitive). */
