@@ -356,8 +356,18 @@ class Parser implements MacroHelper {
 
   /** ANTLR's "no viable alternative": the text from the decision's first token through the offending one. */
   private noViable(first: number, offending: number): never {
+    const start = this.starts[first] as number;
     const end = this.kinds[offending] === Tok.EOF ? this.src.length : (this.ends[offending] as number);
-    const text = escapeWS(this.src.slice(this.starts[first], end));
+    // ANTLR joins the tokens (hidden whitespace and comments included); characters the lexer rejected are not tokens.
+    let raw = "";
+    let from = start;
+    for (const e of this.tokens.errors) {
+      if (e.offset < from || e.offset >= end) continue;
+      raw += this.src.slice(from, e.offset);
+      from = e.offset + e.text.length;
+    }
+    raw += this.src.slice(from, end);
+    const text = escapeWS(raw);
     // cel-go rewrites the message when a literal keyword stands where a name was expected (`a.true`).
     const m = RESERVED_LITERAL_AFTER_ONE.exec(text);
     if (m !== null) this.syntaxError(this.starts[offending] as number, `mismatched input '${m[1]}' expecting IDENTIFIER`);
