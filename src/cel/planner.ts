@@ -318,12 +318,14 @@ class Planner {
       readonly name: string;
       readonly fields: readonly string[];
       readonly staticValue: CelValue | undefined;
+      /** A dotted name can never be an Object.prototype property, so a plain property read is safe. */
+      readonly dotted: boolean;
     }
     const steps: Step[] = [];
     for (const c of cands) {
       for (const name of c.names) {
         const s = c.fields.length === 0 ? this.staticIdent(name) : undefined;
-        steps.push({ slot: this.slotOf(name), name, fields: c.fields, staticValue: s?.value });
+        steps.push({ slot: this.slotOf(name), name, fields: c.fields, staticValue: s?.value, dotted: name.includes(".") });
       }
     }
     const missing = cands[0]!.names.join(", ");
@@ -331,7 +333,13 @@ class Planner {
       for (let i = 0; i < steps.length; i++) {
         const st = steps[i]!;
         let v = f[st.slot];
-        if (v === UNRESOLVED) v = loadVar(f, st.slot, st.name);
+        if (v === UNRESOLVED) {
+          if (st.dotted && f[IS_ACTIVATION] === false) {
+            const x = (f[BINDINGS] as Record<string, CelValue | undefined>)[st.name];
+            v = x === undefined ? UNBOUND : x;
+            f[st.slot] = v;
+          } else v = loadVar(f, st.slot, st.name);
+        }
         if (v !== undefined && v !== UNBOUND) {
           const fields = st.fields;
           for (let j = 0; j < fields.length; j++) {
