@@ -391,6 +391,18 @@ describe("ApplyConfiguration: structured-merge-diff behaviour on built-in kinds"
     );
   });
 
+  test("int-or-string is typeless in the OpenAPI v3: a map passes conversion, a list is an atomic value", () => {
+    const svc = oracleCase("oracle-ac-service-ports-modify").input;
+    const out = merged(apply(svc, { spec: { ports: [{ port: 80, targetPort: { a: 1 } }] } }));
+    expect(((out.spec as JsonObject).ports as JsonObject[])[0]).toEqual({ name: "http", protocol: "TCP", port: 80, targetPort: { a: 1 } });
+    expect(failure(apply(svc, { spec: { ports: [{ port: 80, targetPort: [1] }] } }))).toBe(
+      "error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.ports[0].targetPort",
+    );
+    expect(failure(apply(svc, { spec: { ports: [{ port: 80, targetPort: null }] } }))).toBe(
+      'error applying patch: failed to convert patch object to typed object: .spec.ports[port=80,protocol="TCP"].targetPort: expected map, got &{NULL_VALUE}',
+    );
+  });
+
   test("conversion errors come before the atomic check", () => {
     expect(failure(apply(deployment, { spec: { selector: { bogus: 1 } } }))).toBe(
       "error applying patch: failed to convert patch object to typed object: .spec.selector.bogus: field not declared in schema",

@@ -9,8 +9,8 @@
  * - map: a map with an element type;
  * - list: atomic, or associative (a set, or a map keyed by `keys`);
  * - scalar: `string` (no format, or `byte`), numeric (`integer`, `number`), boolean, and
- *   "untyped" (a string with any other format: int-or-string, quantity, date-time, ...) which
- *   accepts any scalar;
+ *   "untyped" (a string with any other format: quantity, date-time, ...) which accepts any
+ *   scalar; int-or-string is typeless in the OpenAPI v3, hence deduced (below);
  * - untyped: the deduced type (any scalar; a list, atomic; a map, granular, of deduced values),
  *   except RawExtension and the elements of untyped lists, which are untyped-atomic (maps atomic).
  *
@@ -82,6 +82,10 @@ export function atomOf(ctx: TypeContext, node: SchemaNode): Atom {
 function buildAtom(ctx: TypeContext, node: SchemaNode): Atom {
   switch (node.t) {
     case "scalar": {
+      // IntOrString has no type in the OpenAPI v3 (oneOf integer, string), and neither has a CRD's
+      // x-kubernetes-int-or-string: schemaconv makes both a deduced type, which also accepts maps
+      // and (atomic) lists.
+      if (node.fmt === "int-or-string") return atomOf(ctx, DEDUCED);
       if (node.s === "integer" || node.s === "number") return { scalar: "numeric" };
       if (node.s === "boolean") return { scalar: "boolean" };
       return { scalar: node.fmt === undefined || node.fmt === "" || node.fmt === "byte" ? "string" : "untyped" };
