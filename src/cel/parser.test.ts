@@ -381,7 +381,12 @@ describe("grammar", () => {
         "ERROR: :1:6: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 + $\n | .....^",
     );
     expect(errorOf("a b")).toContain("ERROR: <input>:1:3: Syntax error: extraneous input 'b' expecting <EOF>");
-    expect(errorOf("(a")).toContain("mismatched input '<EOF>' expecting ')'");
+    expect(errorOf("(a")).toContain("ERROR: <input>:1:3: Syntax error: missing ')' at '<EOF>'");
+    expect(errorOf("f(a, b")).toContain("missing ')' at '<EOF>'");
+    expect(errorOf("a[0")).toContain("missing ']' at '<EOF>'");
+    expect(errorOf("[(a")).toContain("mismatched input '<EOF>' expecting ')'");
+    expect(errorOf("[1, 2")).toContain("mismatched input '<EOF>' expecting {']', ','}");
+    expect(errorOf("a ? b")).toContain("mismatched input '<EOF>' expecting ':'");
     expect(errorOf("")).toContain("mismatched input '<EOF>'");
   });
 });

@@ -172,6 +172,8 @@ class Parser implements MacroHelper {
   private readonly sizeLimit: number;
   private readonly description: string;
   private exprDepth = 0;
+  /** Constructs still waiting for their closing token (or a ternary for its ':'). */
+  private pending = 0;
   private calcDepth = 0;
   private relDepth = 0;
   private recoveries = 0;
@@ -346,8 +348,24 @@ class Parser implements MacroHelper {
 
   /** Consumes a required token. */
   private expect(t: Tok): void {
-    if (this.kinds[this.p] === t) {
+    const k = this.kinds[this.p];
+    if (k === t) {
       this.p++;
+      return;
+    }
+    if (
+      k === Tok.EOF &&
+      this.pending === 1 &&
+      (t === Tok.RPAREN || t === Tok.RBRACKET || t === Tok.RBRACE) &&
+      this.recoveries < RECOVERY_LIMIT
+    ) {
+      // ANTLR's single-token insertion: the input ends where only this closer is missing.
+      this.recoveries++;
+      this.issues.push({
+        offset: this.starts[this.p] as number,
+        message: `Syntax error: missing ${formatTokenSet([t])} at '<EOF>'`,
+        syntax: true,
+      });
       return;
     }
     this.syncError([t]);
@@ -406,9 +424,11 @@ class Parser implements MacroHelper {
     }
     let h = this.h;
     const opId = this.newId(this.starts[this.p++] as number);
+    this.pending++;
     const ifTrue = this.parseOr();
     if (this.h > h) h = this.h;
     this.expect(Tok.COLON);
+    this.pending--;
     const ifFalse = this.parseExpr();
     if (this.h > h) h = this.h;
     this.h = h + 1;
@@ -557,9 +577,11 @@ class Parser implements MacroHelper {
         const opt = kinds[this.p] === Tok.QUESTION;
         if (opt) this.p++;
         const id = this.newId(pos);
+        this.pending++;
         const index = this.parseExpr();
         h = (this.h > h ? this.h : h) + 1;
         this.expect(Tok.RBRACKET);
+        this.pending--;
         if (opt && !this.optional) {
           this.positions.delete(id);
           e = this.semanticError(pos, "unsupported syntax '[?'");
@@ -599,8 +621,10 @@ class Parser implements MacroHelper {
         return this.parseIdentPrimary(p + 1, true);
       case Tok.LPAREN: {
         this.p++;
+        this.pending++;
         const e = this.parseExpr();
         this.expect(Tok.RPAREN);
+        this.pending--;
         return e;
       }
       case Tok.LBRACKET:
@@ -732,6 +756,7 @@ class Parser implements MacroHelper {
         return [];
       }
     }
+    this.pending++;
     const args: Expr[] = [];
     let h = 0;
     for (;;) {
@@ -741,6 +766,7 @@ class Parser implements MacroHelper {
       this.p++;
     }
     this.expect(Tok.RPAREN);
+    this.pending--;
     this.h = h;
     return args;
   }
@@ -777,6 +803,7 @@ class Parser implements MacroHelper {
 
   private parseList(): Expr {
     const id = this.newId(this.starts[this.p++] as number);
+    this.pending++;
     const kinds = this.kinds;
     if (!IS_OPT_EXPR_START[kinds[this.p] as number] && kinds[this.p] !== Tok.RBRACKET && kinds[this.p] !== Tok.COMMA) {
       this.syncError(LIST_START);
@@ -800,12 +827,14 @@ class Parser implements MacroHelper {
       } while (this.nextElement(Tok.RBRACKET, IS_OPT_EXPR_START));
     }
     this.closeAggregate(Tok.RBRACKET);
+    this.pending--;
     this.h = h;
     return { kind: "list", id, elements, optionalIndices: optionalIndices ?? EMPTY };
   }
 
   private parseMap(): Expr {
     const id = this.newId(this.starts[this.p++] as number);
+    this.pending++;
     const kinds = this.kinds;
     if (!IS_OPT_EXPR_START[kinds[this.p] as number] && kinds[this.p] !== Tok.RBRACE && kinds[this.p] !== Tok.COMMA) {
       this.syncError(MAP_START);
@@ -836,6 +865,7 @@ class Parser implements MacroHelper {
       } while (this.nextElement(Tok.RBRACE, IS_OPT_EXPR_START));
     }
     this.closeAggregate(Tok.RBRACE);
+    this.pending--;
     this.h = h;
     return { kind: "map", id, entries };
   }
@@ -843,6 +873,7 @@ class Parser implements MacroHelper {
   /** Message construction; the current token is `{`. */
   private parseMessage(typeName: string): Expr {
     const id = this.newId(this.starts[this.p++] as number);
+    this.pending++;
     const kinds = this.kinds;
     if (!IS_FIELD_START[kinds[this.p] as number] && kinds[this.p] !== Tok.RBRACE && kinds[this.p] !== Tok.COMMA) {
       this.syncError(FIELD_START);
@@ -875,6 +906,7 @@ class Parser implements MacroHelper {
       } while (this.nextElement(Tok.RBRACE, IS_FIELD_START));
     }
     this.closeAggregate(Tok.RBRACE);
+    this.pending--;
     this.h = h;
     return { kind: "struct", id, typeName, fields };
   }
