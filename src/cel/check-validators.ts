@@ -1,15 +1,24 @@
 /**
  * Checks cel-go runs on a successfully type-checked tree (its `ASTValidator`s),
- * reported like type errors:
+ * reported like type errors.
  *
- * - homogeneous aggregate literals (`cel.HomogeneousAggregateLiterals()`, which
- *   Kubernetes enables): every element of a list literal must have the type of
- *   the first (equivalent types, so `[1, dyn(2)]` and `[1, null]` are rejected),
- *   and every key and value of a map literal the type of the first entry's.
- *   Literals anywhere inside a call of an exempt function are skipped: `format`
- *   (strings extension, version 1+) and `cel.@block`.
- * - `string.format` calls with a constant format string and a list literal
- *   (strings extension, version 1+), through `ext/format-validate.ts`.
+ * With `homogeneousAggregateLiterals`, the validator set of the Kubernetes base
+ * environment (which enables these together; the flag stands for all of them):
+ *
+ * - `ValidateDurationLiterals` / `ValidateTimestampLiterals`: `duration('…')` and
+ *   `timestamp('…')` with a literal that does not convert → "invalid duration
+ *   argument" at the literal (`std/time.ts`);
+ * - `ValidateRegexLiterals`: a `matches` call whose first argument is a string
+ *   literal that is not a valid RE2 pattern → "invalid matches argument";
+ * - `ValidateHomogeneousAggregateLiterals`: every element of a list literal must
+ *   have the type of the first (equivalent types, so `[1, dyn(2)]` and `[1, null]`
+ *   are rejected), and every key and value of a map literal the type of the first
+ *   entry's. Literals anywhere inside a call of an exempt function are skipped:
+ *   `format` (strings extension, version 1+) and `cel.@block`.
+ *
+ * With the strings extension (version 1+), in any environment: `string.format`
+ * calls with a constant format string and a list literal, through
+ * `ext/format-validate.ts`.
  */
 import type { Expr } from "./ast.js";
 import { isExactTypeIgnoringParamNames, formatType, isOptional } from "./check-types.js";
@@ -17,6 +26,9 @@ import type { CheckedExpr } from "./checked.js";
 import type { Env } from "./env.js";
 import { validateFormatCalls } from "./ext/format-validate.js";
 import { STRINGS_LATEST_VERSION } from "./ext/strings.js";
+import { CelEvalError } from "./errors.js";
+import { compileRegex } from "./std/strings.js";
+import { validateTimeLiterals } from "./std/time.js";
 import type { CelType } from "./types.js";
 
 export interface ValidationIssue {
@@ -71,7 +83,11 @@ export function hasValidators(env: Env): boolean {
 export function validate(checked: CheckedExpr, env: Env): ValidationIssue[] {
   const c = configOf(env);
   const issues: ValidationIssue[] = [];
-  if (c.homogeneous) homogeneousLiterals(checked, c.exempt, issues);
+  if (c.homogeneous) {
+    for (const i of validateTimeLiterals(checked.expr)) issues.push(i);
+    regexLiterals(checked.expr, issues);
+    homogeneousLiterals(checked, c.exempt, issues);
+  }
   if (c.stringsVersion >= 1) {
     for (const i of validateFormatCalls(checked, c.stringsVersion)) issues.push(i);
   }
@@ -155,4 +171,52 @@ function homogeneousLiterals(checked: CheckedExpr, exempt: readonly string[], is
     }
   };
   visit(checked.expr, false);
+}
+
+/** cel-go's regex literal validator: the first argument of every `matches` call, when a string literal. */
+function regexLiterals(root: Expr, issues: ValidationIssue[]): void {
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case "const":
+      case "ident":
+        return;
+      case "select":
+        visit(e.operand);
+        return;
+      case "call": {
+        if (e.target !== undefined) visit(e.target);
+        for (const a of e.args) visit(a);
+        const lit = e.args[0];
+        if (e.fn === "matches" && lit !== undefined && lit.kind === "const" && lit.value.kind === "string") {
+          try {
+            compileRegex(lit.value.value);
+          } catch (err) {
+            if (!(err instanceof CelEvalError)) throw err;
+            issues.push({ id: lit.id, message: "invalid matches argument" });
+          }
+        }
+        return;
+      }
+      case "list":
+        for (const el of e.elements) visit(el);
+        return;
+      case "map":
+        for (const en of e.entries) {
+          visit(en.key);
+          visit(en.value);
+        }
+        return;
+      case "struct":
+        for (const f of e.fields) visit(f.value);
+        return;
+      case "comprehension":
+        visit(e.iterRange);
+        visit(e.accuInit);
+        visit(e.loopCondition);
+        visit(e.loopStep);
+        visit(e.result);
+        return;
+    }
+  };
+  visit(root);
 }

@@ -495,6 +495,25 @@ describe("checker: aggregate literals", () => {
     expect(errorsOf(() => check(b2.parsed(outside), env(strings)))).toBe("1:6: expected type 'string' but found 'int'");
   });
 
+  it("the Kubernetes validators reject bad duration, timestamp and regex literals", () => {
+    const b = new B();
+    const e = b.call(
+      "_&&_",
+      b.call("_<_", b.call("duration", b.at(10).c("5 parsecs")), b.call("duration", b.c("1s"))),
+      b.mcall(b.c("abc"), "matches", b.at(30).c("a(")),
+    );
+    expect(errorsOf(() => check(b.parsed(e), env({ homogeneousAggregateLiterals: true })))).toBe(
+      "1:10: invalid duration argument\n1:30: invalid matches argument",
+    );
+    // Outside the Kubernetes validator set they are left to evaluation.
+    expect(check(b.parsed(e), env()).type).toBe(BOOL);
+    const b2 = new B();
+    const ts = b2.call("timestamp", b2.at(11).c("yesterday"));
+    expect(errorsOf(() => check(b2.parsed(ts), env({ homogeneousAggregateLiterals: true })))).toBe(
+      "1:11: invalid timestamp argument",
+    );
+  });
+
   it("string.format calls are validated with the strings extension", () => {
     const b = new B();
     const fmt = b.mcall(b.c("%d"), "format", b.list([b.at(11).c("a")]));
