@@ -5,13 +5,18 @@
  * expanded as cel-go expands them) and reporting errors with cel-go's wording
  * where it can.
  *
- * Error handling: lexer errors, the first syntax error (parsing stops there,
- * cel-go would try to recover) and every semantic error met before it
- * (reserved identifier, bad literal, unsupported syntax, malformed macro) are
- * collected and thrown together as one {@link CelCompileError}, sorted by
- * position. Two limits, as in cel-go: nesting deeper than `maxRecursionDepth`
- * expressions ("expression recursion limit exceeded: N") and operator/member
- * chains deeper than it ("max recursion depth exceeded").
+ * Error handling: lexer errors, syntax errors in ANTLR's words ("mismatched
+ * input", "extraneous input", "missing", "no viable alternative"; a stray token
+ * is dropped and a closer missing at the end is assumed, as ANTLR recovers,
+ * otherwise parsing stops at the first syntax error where cel-go would try
+ * harder) and every semantic error met on the way (reserved identifier, bad
+ * literal, unsupported syntax, malformed macro) are collected and thrown
+ * together as one {@link CelCompileError}, sorted by position. Two limits, as
+ * in cel-go: grammar rules nested deeper than `maxRecursionDepth`
+ * ("expression recursion limit exceeded: N") and operator/member chains deeper
+ * than it ("max recursion depth exceeded").
+ *
+ * Positions are code-point offsets; node ids are numbered in cel-go's order.
  */
 import type { Constant, Expr, ParsedExpr, SourceInfo, StructField, MapEntry } from "./ast.js";
 import { ACCUMULATOR, Op } from "./ast.js";
