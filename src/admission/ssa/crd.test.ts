@@ -106,6 +106,17 @@ describe("crdSchemaNode", () => {
     });
   });
 
+  test("a root with only x-kubernetes-preserve-unknown-fields is a struct with ObjectMeta that allows other fields", () => {
+    const r = registryWith({ type: "object", "x-kubernetes-preserve-unknown-fields": true });
+    const live: JsonObject = { apiVersion: "oracle.example.com/v1", kind: "Widget", metadata: { name: "w" }, spec: { a: 1 } };
+    expect(run(r, live, { spec: { b: [1] }, metadata: { labels: { x: "y" } } })).toEqual({
+      ok: true,
+      object: { ...live, metadata: { name: "w", labels: { x: "y" } }, spec: { a: 1, b: [1] } },
+    });
+    const bad = run(r, live, { metadata: { bogus: 1 } });
+    expect(bad.ok ? "" : bad.error.message).toContain(".metadata.bogus: field not declared in schema");
+  });
+
   test("embedded resources gain apiVersion, kind and metadata", () => {
     const r = registryWith({
       type: "object",

@@ -24,7 +24,10 @@ const STRING: SchemaNode = { t: "scalar", s: "string" };
 
 /** The schema node of a custom resource, from its CRD version's `openAPIV3Schema`. */
 export function crdSchemaNode(openAPIV3Schema: JsonObject): SchemaNode {
-  const root = convert(openAPIV3Schema, false);
+  // The published root always has properties (apiVersion, kind, metadata), so it is a struct even
+  // when the CRD declares none (a preserve-unknown-fields root then allows any other field).
+  const props = isJsonObject(openAPIV3Schema.properties) ? openAPIV3Schema.properties : {};
+  const root = convert({ ...openAPIV3Schema, type: "object", properties: { ...props, apiVersion: { type: "string" }, kind: { type: "string" } } }, false);
   if (root.t !== "struct") return root;
   return { ...root, f: { ...root.f, ...resourceFields() } };
 }
