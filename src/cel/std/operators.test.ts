@@ -1,4 +1,6 @@
 import { describe, expect, test } from "vitest";
+import fc from "fast-check";
+import { INT } from "../types.js";
 import { Env } from "../env.js";
 import { CelEvalError } from "../errors.js";
 import { typeOf } from "../runtime/type-of.js";
@@ -133,4 +135,42 @@ describe("equality", () => {
     ["null == null", true],
     ["dyn(null) == 0", false],
   ]);
+});
+
+describe("int64 arithmetic agrees with exact arithmetic (property)", () => {
+  const MIN = -(2n ** 63n);
+  const MAX = 2n ** 63n - 1n;
+  const int64 = fc.oneof(
+    fc.bigInt({ min: MIN, max: MAX }),
+    fc.constantFrom(MIN, MAX, -1n, 0n, 1n, MIN + 1n, MAX - 1n),
+  );
+  const ops: readonly [string, (a: bigint, b: bigint) => bigint | undefined][] = [
+    ["+", (a, b) => a + b],
+    ["-", (a, b) => a - b],
+    ["*", (a, b) => a * b],
+    ["/", (a, b) => (b === 0n ? undefined : a / b)],
+    ["%", (a, b) => (b === 0n ? undefined : a % b)],
+  ];
+  for (const [op, exact] of ops) {
+    test(`x ${op} y`, () => {
+      const penv = new Env({ variables: { x: INT, y: INT } });
+      const prog = penv.program(penv.compile(`x ${op} y`));
+      fc.assert(
+        fc.property(int64, int64, (a, b) => {
+          const want = exact(a, b);
+          let got: CelValue | string;
+          try {
+            got = prog.eval({ x: a, y: b });
+          } catch (x) {
+            if (!(x instanceof CelEvalError)) throw x;
+            got = x.message;
+          }
+          if (want === undefined) return got === (op === "/" ? "division by zero" : "modulus by zero");
+          if (want > MAX || want < MIN || (op === "%" && a === MIN && b === -1n)) return got === "integer overflow";
+          return got === want;
+        }),
+        { numRuns: 500 },
+      );
+    });
+  }
 });
