@@ -565,7 +565,13 @@ class Planner {
         f[accuSlot] = accu;
         const body = (): boolean => {
           if (!condTrue) {
-            const c = cond(f);
+            // Only a bool false stops the loop; an error or non-bool condition continues (cel-go).
+            let c: CelValue = true;
+            try {
+              c = cond(f);
+            } catch (x) {
+              if (!(x instanceof CelEvalError)) throw x;
+            }
             if (c === false) return false;
           }
           try {
