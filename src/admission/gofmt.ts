@@ -18,8 +18,12 @@ export type GoValue = JsonValue | typeof CEL_NULL;
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, "0");
 
+/** Printable ASCII without `"` and `\`, which strconv.Quote leaves as it is. */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** `strconv.Quote`: Go-escaped, double-quoted. */
 export function goQuote(s: string): string {
+  if (PLAIN_ASCII.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const cp = ch.codePointAt(0) as number;

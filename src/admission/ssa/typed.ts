@@ -65,8 +65,15 @@ export interface TypeContext {
   readonly atoms: WeakMap<SchemaNode, Atom>;
 }
 
+const contexts = new WeakMap<SchemaRegistry, Map<boolean, TypeContext>>();
+
+/** The context for a registry (reused across calls: schema nodes are immutable). */
 export function typeContext(registry: SchemaRegistry, zeroDefaultsForRequiredKeys: boolean): TypeContext {
-  return { registry, zeroDefaultsForRequiredKeys, atoms: new WeakMap() };
+  let byFlag = contexts.get(registry);
+  if (byFlag === undefined) contexts.set(registry, (byFlag = new Map()));
+  let ctx = byFlag.get(zeroDefaultsForRequiredKeys);
+  if (ctx === undefined) byFlag.set(zeroDefaultsForRequiredKeys, (ctx = { registry, zeroDefaultsForRequiredKeys, atoms: new WeakMap() }));
+  return ctx;
 }
 
 /** The SMD atom of a schema node (`Schema.Resolve`). */
