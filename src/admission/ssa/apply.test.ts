@@ -296,6 +296,16 @@ describe("ApplyConfiguration: structured-merge-diff behaviour on built-in kinds"
     ]);
   });
 
+  test("smd_test.go 'apply configuration with duplicate env vars in original object': an untouched duplicated list converts and survives", () => {
+    const live: JsonObject = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      spec: { replicas: 1, template: { spec: { containers: [{ name: "nginx", env: [{ name: "test", value: "a" }, { name: "test", value: "b" }] }] } } },
+    };
+    const out = merged(apply(live, { spec: { replicas: 3 } }));
+    expect(out).toEqual({ ...live, spec: { ...(live.spec as JsonObject), replicas: 3 } });
+  });
+
   test("live duplicates collapse into the patch item alone when the patch touches their key", () => {
     const out = merged(apply(deployment, envPatch([{ name: "B" }])));
     expect(envOf(out)).toEqual([{ name: "A", value: "1" }, { name: "B" }]);
