@@ -30,6 +30,7 @@ import {
 } from "./types.js";
 import { formatType } from "./check-types.js";
 import { stringsLibrary } from "./ext/strings.js";
+import { OPTIONAL_LIBRARY } from "./ext/optionals.js";
 
 // ------------------------------------------------------------------ tree builder
 
@@ -874,5 +875,74 @@ describe("checker: speed", () => {
     const us = ((performance.now() - t0) * 1000) / n;
     // Generous bound for shared CI machines; typically ~1-3 µs.
     expect(us).toBeLessThan(50);
+  });
+});
+
+// ------------------------------------------------------------------ table, through the real parser
+
+describe("checker: table of expressions (parsed)", () => {
+  const O = messageType("test.Obj");
+  const base: EnvOptions = {
+    variables: { d: DYN, o: O, m: mapType(STRING, INT), l: listType(INT), w: wrapperType(INT), opt: optionalType(STRING) },
+  };
+  type Row = [expr: string, want: string, opts?: EnvOptions];
+  /** `want` is the result type, or `ERR ` and the issues as `line:col: message` joined by ` | `. */
+  const rows: Row[] = [
+    ["1 + 2", "int"],
+    ["1 + 2u", "ERR 1:3: found no matching overload for '_+_' applied to '(int, uint)'"],
+    ["'a' + 1", "ERR 1:5: found no matching overload for '_+_' applied to '(string, int)'"],
+    ["d + 1", "int"],
+    ["d + d", "dyn"],
+    ["l[0] + m['k']", "int"],
+    ["l[d]", "int"],
+    ["m[1]", "ERR 1:2: found no matching overload for '_[_]' applied to '(map(string, int), int)'"],
+    ["[1, 'a']", "list(dyn)"],
+    ["[1, 'a']", "ERR 1:5: expected type 'int' but found 'string'", { homogeneousAggregateLiterals: true }],
+    ["{'a': 1, 'b': 2u}", "map(string, dyn)"],
+    ["{'a': 1, 'b': 2u}", "ERR 1:15: expected type 'int' but found 'uint'", { homogeneousAggregateLiterals: true }],
+    ["[d, d]", "list(dyn)", { homogeneousAggregateLiterals: true }],
+    ["1 < 2.0", "ERR 1:3: found no matching overload for '_<_' applied to '(int, double)'"],
+    ["1 < 2.0", "bool", { crossTypeNumericComparisons: true }],
+    ["o.i == 1 && o.s == 'x'", "bool"],
+    ["o.nope", "ERR 1:2: undefined field 'nope'"],
+    ["has(o.s) && has(m.k)", "bool"],
+    // has() is expanded at the macro call: its select carries the call's position.
+    ["has(o.nope)", "ERR 1:4: undefined field 'nope'"],
+    ["o.child.child.w + 1", "int"],
+    ["w == null && o.w == null", "bool"],
+    ["o.i == null", "ERR 1:5: found no matching overload for '_==_' applied to '(int, null)'"],
+    ["test.Obj{i: 1, s: 'x'}", "test.Obj"],
+    ["Obj{i: 1}", "test.Obj", { container: "test" }],
+    ["test.Obj{i: 'x'}", "ERR 1:11: expected type of field 'i' is 'int' but provided type is 'string'"],
+    ["test.Obj{zz: 1}", "ERR 1:12: undefined field 'zz'"],
+    ["Nope{}", "ERR 1:5: undeclared reference to 'Nope' (in container '')"],
+    ["test.Color.RED + 1", "int"],
+    ["type(1) == int && type(o) == test.Obj", "bool"],
+    ["x", "ERR 1:1: undeclared reference to 'x' (in container '')"],
+    ["nope(1)", "ERR 1:5: undeclared reference to 'nope' (in container '')"],
+    ["1.size()", "ERR 1:7: found no matching overload for 'size' applied to 'int.()'"],
+    ["l.all(x, x > 0)", "bool"],
+    ["l.map(x, x * 2)", "list(int)"],
+    ["m.map(k, k + '!')", "list(string)"],
+    ["l.exists(x, x)", "ERR 1:13: expected type 'bool' but found 'int'"],
+    ["true.all(x, x)", "ERR 1:1: expression of type 'bool' cannot be range of a comprehension (must be list, map, or dynamic)"],
+    ["l.filter(x, x > 0).size() + y", "ERR 1:29: undeclared reference to 'y' (in container '')"],
+    ["[1, 2].length", "ERR 1:7: type 'list(int)' does not support field selection"],
+    ["d.a.b.c", "dyn"],
+    ["opt.orValue('x')", "string", { libraries: [OPTIONAL_LIBRARY] }],
+    ["m.?k.orValue(0) + l[?0].orValue(1)", "int", { libraries: [OPTIONAL_LIBRARY] }],
+    ["[?opt, 'b']", "list(string)", { libraries: [OPTIONAL_LIBRARY] }],
+    ["{?'k': opt}", "map(string, string)", { libraries: [OPTIONAL_LIBRARY] }],
+  ];
+  it.each(rows)("%s → %s", (expr, want, opts) => {
+    const e = env({ ...base, ...opts, variables: { ...base.variables, ...opts?.variables } });
+    let got: string;
+    try {
+      got = formatType(e.check(e.parse(expr)).type);
+    } catch (err) {
+      if (!(err instanceof CelCompileError)) throw err;
+      got = `ERR ${err.issues.map((i) => `${i.line}:${i.column}: ${i.message}`).join(" | ")}`;
+    }
+    expect(got).toBe(want);
   });
 });
