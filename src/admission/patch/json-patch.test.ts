@@ -215,6 +215,25 @@ describe("JSON Patch: Kubernetes unit tests (map-cases, patcher harness)", () =>
   });
 });
 
+describe("JSON Patch: the apiserver's json_patch_test.go cases missing from map-cases", () => {
+  const labels = (l: JsonObject): JsonObject => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { creationTimestamp: null, labels: l }, spec: {} });
+  const containers = (...names: string[]): JsonObject => ({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { creationTimestamp: null },
+    spec: { template: { spec: { containers: names.map((name) => ({ name })) } } },
+  });
+  const cases: Array<[string, JsonObject, JsonPatchOperation, JsonObject]> = [
+    ["copy map entry by key", labels({ x: "1" }), { op: "copy", from: "/metadata/labels/x", path: "/metadata/labels/y" }, labels({ x: "1", y: "1" })],
+    ["copy first element to end of list", containers("a", "b", "c"), { op: "copy", from: "/spec/template/spec/containers/0", path: "/spec/template/spec/containers/-" }, containers("a", "b", "c", "a")],
+    ["move map entry by key", labels({ x: "1" }), { op: "move", from: "/metadata/labels/x", path: "/metadata/labels/y" }, labels({ y: "1" })],
+    ["move first element to end of list", containers("a", "b", "c"), { op: "move", from: "/spec/template/spec/containers/0", path: "/spec/template/spec/containers/-" }, containers("b", "c", "a")],
+  ];
+  test.each(cases)("jsonPatch %s", (_name, input, op, want) => {
+    expect(doc(applyJsonPatch(input, [op]))).toEqual(want);
+  });
+});
+
 describe("JSON Patch: evanphx/json-patch v4 behaviour read from patch.go", () => {
   const base = (): JsonObject => ({ a: [1, 2], o: { k: "v", n: null }, s: "str" });
   const ok: Array<[string, JsonPatchOperation[], JsonValue]> = [
