@@ -116,6 +116,24 @@ const IS_PRIMARY_START = tokenTable(PRIMARY_START);
 const IS_UNARY_START = tokenTable(UNARY_START);
 const IS_OPT_EXPR_START = tokenTable([...UNARY_START, Tok.QUESTION]);
 const IS_FIELD_START = tokenTable([Tok.QUESTION, Tok.IDENTIFIER, Tok.ESC_IDENTIFIER]);
+/** Operators that can follow an operand: where ANTLR resumes after a missing operand. */
+const IS_OPERAND_FOLLOW = tokenTable([
+  Tok.EQUALS,
+  Tok.NOT_EQUALS,
+  Tok.IN,
+  Tok.LESS,
+  Tok.LESS_EQUALS,
+  Tok.GREATER_EQUALS,
+  Tok.GREATER,
+  Tok.LOGICAL_AND,
+  Tok.LOGICAL_OR,
+  Tok.MINUS,
+  Tok.QUESTION,
+  Tok.PLUS,
+  Tok.STAR,
+  Tok.SLASH,
+  Tok.PERCENT,
+]);
 
 /** Binary operator precedence by token (0: not a binary operator) and function names. */
 const BIN_PREC = new Uint8Array(64);
@@ -182,6 +200,8 @@ class Parser implements MacroHelper {
   private calcDepth = 0;
   private relDepth = 0;
   private recoveries = 0;
+  /** Token index of the last recovered error; while still there, ANTLR reports no further errors. */
+  private errorP = -1;
   /** Height of the last parsed subtree in cel-go's visitor-depth terms. */
   private h = 0;
   /** Position (UTF-16) given to nodes created by the macro being expanded. */
@@ -322,8 +342,24 @@ class Parser implements MacroHelper {
   }
 
   private syntaxError(offset: number, message: string): never {
-    this.issues.push({ offset, message: `Syntax error: ${message}`, syntax: true });
+    // In ANTLR's error-recovery mode (no token consumed since the last error) errors are not reported.
+    if (this.p !== this.errorP) this.issues.push({ offset, message: `Syntax error: ${message}`, syntax: true });
     throw ABORT;
+  }
+
+  /**
+   * Reports an operand that cannot start where the current token stands, when
+   * that token is an operator: as ANTLR does, the operand becomes an error
+   * node and parsing resumes at the operator.
+   */
+  private missingOperand(message: string, offset: number): Expr | undefined {
+    if (!IS_OPERAND_FOLLOW[this.kinds[this.p] as number] || this.p === this.errorP || this.recoveries >= RECOVERY_LIMIT) {
+      return undefined;
+    }
+    this.recoveries++;
+    this.errorP = this.p;
+    this.issues.push({ offset, message: `Syntax error: ${message}`, syntax: true });
+    return this.errorNode(offset);
   }
 
   private tokenDisplay(i: number): string {
@@ -342,6 +378,7 @@ class Parser implements MacroHelper {
     const p = this.p;
     const next = this.kinds[p + 1] as Tok;
     const display = `input ${this.tokenDisplay(p)} expecting ${formatTokenSet(expected)}`;
+    if (p === this.errorP) throw ABORT;
     if (this.kinds[p] !== Tok.EOF && expected.includes(next) && this.recoveries < RECOVERY_LIMIT) {
       this.recoveries++;
       this.issues.push({ offset: this.starts[p] as number, message: `Syntax error: extraneous ${display}`, syntax: true });
@@ -379,6 +416,10 @@ class Parser implements MacroHelper {
 
   /** ANTLR's "no viable alternative": the text from the decision's first token through the offending one. */
   private noViable(first: number, offending: number): never {
+    this.syntaxError(this.starts[offending] as number, this.noViableMessage(first, offending));
+  }
+
+  private noViableMessage(first: number, offending: number): string {
     const start = this.starts[first] as number;
     const end = this.kinds[offending] === Tok.EOF ? this.src.length : (this.ends[offending] as number);
     // ANTLR joins the tokens (hidden whitespace and comments included); characters the lexer rejected are not tokens.
@@ -393,8 +434,8 @@ class Parser implements MacroHelper {
     const text = escapeWS(raw);
     // cel-go rewrites the message when a literal keyword stands where a name was expected (`a.true`).
     const m = RESERVED_LITERAL_AFTER_ONE.exec(text);
-    if (m !== null) this.syntaxError(this.starts[offending] as number, `mismatched input '${m[1]}' expecting IDENTIFIER`);
-    this.syntaxError(this.starts[offending] as number, `no viable alternative at input '${text}'`);
+    if (m !== null) return `mismatched input '${m[1]}' expecting IDENTIFIER`;
+    return `no viable alternative at input '${text}'`;
   }
 
   private newId(offset: number): number {
@@ -525,15 +566,31 @@ class Parser implements MacroHelper {
       const first = this.p;
       while (kinds[this.p] === Tok.MINUS) this.p++;
       const count = this.p - first;
-      if (!IS_PRIMARY_START[kinds[this.p] as number]) this.noViable(this.p - 1, this.p);
+      if (!IS_PRIMARY_START[kinds[this.p] as number]) {
+        // The decision fails at the last '-', which can still be read as a binary minus.
+        const offending = this.p;
+        this.p--;
+        const err = this.missingOperand(this.noViableMessage(this.p, offending), this.starts[offending] as number);
+        if (err !== undefined) return err;
+        this.p = offending;
+        this.noViable(offending - 1, offending);
+      }
       if (count % 2 === 0) return this.parseMember();
       const id = this.newId(this.starts[first] as number);
       const operand = this.parseMember();
       return { kind: "call", id, fn: Op.negate, args: [operand] };
     }
     if (!IS_UNARY_START[k]) {
+      if (k !== Tok.EOF && IS_UNARY_START[kinds[this.p + 1] as number]) {
+        this.syncError(UNARY_START);
+        return this.parseUnary();
+      }
+      const err = this.missingOperand(
+        `mismatched input ${this.tokenDisplay(this.p)} expecting ${formatTokenSet(UNARY_START)}`,
+        this.starts[this.p] as number,
+      );
+      if (err !== undefined) return err;
       this.syncError(UNARY_START);
-      return this.parseUnary();
     }
     return this.parseMember();
   }
