@@ -34,7 +34,15 @@ import { func, memberOverload, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { BOOL, DOUBLE, INT, STRING, opaqueType } from "../types.js";
 import { CelObject, INT64_MAX, INT64_MIN } from "../values.js";
-import { CONSTANT_1, type K8sCallCost } from "./library-cost.js";
+import {
+  FIXED_1,
+  STRING_TRAVERSAL_COST_FACTOR,
+  UNKNOWN_SIZE,
+  actualSize,
+  multiplyByCostFactor,
+  scaleRange,
+  type CostEntry,
+} from "./cost-model.js";
 
 export const QUANTITY_TYPE = opaqueType("kubernetes.Quantity");
 
@@ -712,26 +720,31 @@ export function quantityLibrary(options: QuantityLibraryOptions = {}): Library {
 /** The library as Kubernetes 1.36 has it. */
 export const QUANTITY_LIBRARY: Library = quantityLibrary();
 
-const STRING_ARG: K8sCallCost = {
-  runtime: "ceil(size(arg0) × 0.1)",
-  estimate: "size(arg0) × 0.1",
-};
+// ---------------------------------------------------------------------------
+// Cost (k8s.io/apiserver pkg/cel/library/cost.go), for the cost estimator.
 
-/** Cost per overload id (cost.go: `quantity`/`isQuantity` traverse the string; everything else costs 1). */
-export const QUANTITY_COST: Readonly<Record<string, K8sCallCost>> = {
-  string_to_quantity: STRING_ARG,
-  is_quantity_string: STRING_ARG,
-  quantity_sign: CONSTANT_1,
-  quantity_is_greater_than: CONSTANT_1,
-  quantity_is_less_than: CONSTANT_1,
-  quantity_compare_to: CONSTANT_1,
-  quantity_get_float: CONSTANT_1,
-  quantity_get_int: CONSTANT_1,
-  quantity_is_integer: CONSTANT_1,
-  quantity_add: CONSTANT_1,
-  quantity_add_int: CONSTANT_1,
-  quantity_sub: CONSTANT_1,
-  quantity_sub_int: CONSTANT_1,
-  /** `==` between quantities. */
-  "_==_": { runtime: "constant 1", estimate: "constant 1" },
+const nominal: Pick<CostEntry, "estimate" | "actual"> = { estimate: () => FIXED_1, actual: () => 1n };
+const traversal = (fn: string): CostEntry => ({
+  function: fn,
+  estimate: (args) => scaleRange(args[0] ?? UNKNOWN_SIZE, STRING_TRAVERSAL_COST_FACTOR),
+  actual: (args) => multiplyByCostFactor(actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR),
+  note: "string traversal: ceil(size(s) × 0.1)",
+});
+
+/** Cost of every overload of the quantity library, by overload id (`_==_` on two quantities under `equals_quantity`). */
+export const cost: Readonly<Record<string, CostEntry>> = {
+  string_to_quantity: traversal("quantity"),
+  is_quantity_string: traversal("isQuantity"),
+  quantity_sign: { function: "sign", ...nominal, note: "1" },
+  quantity_is_greater_than: { function: "isGreaterThan", ...nominal, note: "1" },
+  quantity_is_less_than: { function: "isLessThan", ...nominal, note: "1" },
+  quantity_compare_to: { function: "compareTo", ...nominal, note: "1" },
+  quantity_get_float: { function: "asApproximateFloat", ...nominal, note: "1" },
+  quantity_get_int: { function: "asInteger", ...nominal, note: "1" },
+  quantity_is_integer: { function: "isInteger", ...nominal, note: "1" },
+  quantity_add: { function: "add", ...nominal, note: "1" },
+  quantity_add_int: { function: "add", ...nominal, note: "1" },
+  quantity_sub: { function: "sub", ...nominal, note: "1" },
+  quantity_sub_int: { function: "sub", ...nominal, note: "1" },
+  equals_quantity: { function: "_==_", ...nominal, note: "equality of two kubernetes.Quantity values: 1" },
 };
