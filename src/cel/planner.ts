@@ -60,18 +60,15 @@ const EMPTY: Record<string, CelValue> = Object.freeze({}) as Record<string, CelV
 export function plan(ast: ParsedExpr | CheckedExpr, env: Env): Program {
   const p = new Planner(env, isChecked(ast) ? ast : undefined);
   const root = p.expr(ast.expr);
-  return new CompiledProgram(root, p.varSlots, p.nextSlot);
+  return new CompiledProgram(root, p.nextSlot);
 }
 
 class CompiledProgram implements Program {
   private frame: Frame | null;
-  private readonly varSlots: readonly number[];
   constructor(
     private readonly root: Ev,
-    varSlots: ReadonlyMap<string, number>,
     private readonly size: number,
   ) {
-    this.varSlots = [...varSlots.values()];
     this.frame = new Array(size).fill(UNRESOLVED);
   }
 
@@ -83,12 +80,11 @@ class CompiledProgram implements Program {
     const b = vars ?? EMPTY;
     f[BINDINGS] = b;
     f[IS_ACTIVATION] = typeof (b as Activation).resolve === "function";
-    const slots = this.varSlots;
-    for (let i = 0; i < slots.length; i++) f[slots[i]!] = UNRESOLVED;
     try {
       return this.root(f);
     } finally {
-      f[BINDINGS] = undefined;
+      // Drop every reference into this evaluation's data so the program retains none of it.
+      f.fill(UNRESOLVED);
       this.frame = f;
     }
   }
