@@ -426,7 +426,11 @@ export function goJsonSize(v: JsonValue): number {
   return 2 + keys.reduce<number>((n, k, i) => n + goJsonStringSize(k) + 1 + goJsonSize(v[k] as JsonValue) + (i > 0 ? 1 : 0), 0);
 }
 
+/** Printable ASCII that Go's encoder writes as it is (no `"`, `\\`, `<`, `>`, `&`). */
+const PLAIN_JSON = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7e]*$/;
+
 function goJsonStringSize(s: string): number {
+  if (PLAIN_JSON.test(s)) return s.length + 2;
   let n = 2;
   for (const ch of s) {
     const cp = ch.codePointAt(0) as number;
