@@ -352,6 +352,8 @@ describe("authz compile errors", () => {
     ["authorizer.path('/x').fieldSelector('a=b')", /found no matching overload for 'fieldSelector' applied to 'kubernetes\.authorization\.PathCheck\.\(string\)'/],
     ["authorizer.serviceAccount('ns')", /found no matching overload for 'serviceAccount'/],
     ["authorizer.path('/x').check('get') == true", /found no matching overload for '_==_'/],
+    // The types expose no fields and are not registered with a type provider, as in Kubernetes.
+    ["authorizer.user", /unexpected failed resolution of 'kubernetes\.authorization\.Authorizer'/],
     ["authorizer.requestResource.check('get').allowed() + 1", /found no matching overload for '_\+_' applied to '\(bool, int\)'/],
   ])("%s", (expr, re) => {
     expect(() => env.compile(expr)).toThrow(CelCompileError);
