@@ -10,6 +10,7 @@ import { CelCompileError, CelEvalError } from "../errors.js";
 import type { CelValue } from "../values.js";
 import { CIDR_LIBRARY, CIDR_TYPE } from "./cidr.js";
 import { CelIP, IP_LIBRARY, IP_TYPE, cost } from "./ip.js";
+import { GoParseError, parseAddr, parsePrefix } from "./netip.js";
 
 /** Resolves the type names `net.IP` and `net.CIDR`, as the Kubernetes environment does. */
 const netTypes: TypeProvider = {
@@ -217,5 +218,44 @@ describe("IP cost table", () => {
     expect(cost.ip_is_canonical!.actual(["2001:db8::68"])).toBe(3n);
     expect(cost.string_to_ip!.estimate([{ min: 0n, max: 45n }])).toEqual({ min: 0n, max: 5n });
     expect(cost.ip_family!.actual([run("ip('::1')")])).toBe(1n);
+  });
+});
+
+describe("netip port (Go net/netip test vectors)", () => {
+  it.each<[string, string]>([
+    ["0.0.0.0", "0.0.0.0"],
+    ["192.168.140.255", "192.168.140.255"],
+    ["::", "::"],
+    ["::1", "::1"],
+    ["fd7a:115c:a1e0:ab12:4843:cd96:626b:430b", "fd7a:115c:a1e0:ab12:4843:cd96:626b:430b"],
+    ["fd7a:115c::626b:430b", "fd7a:115c::626b:430b"],
+    ["fd7a:115c:a1e0:ab12:4843:cd96::", "fd7a:115c:a1e0:ab12:4843:cd96::"],
+    ["fd7a:115c:a1e0:ab12:4843:cd96:626b::", "fd7a:115c:a1e0:ab12:4843:cd96:626b:0"],
+    ["fd7a:115c:a1e0::4843:cd96:626b:430b", "fd7a:115c:a1e0:0:4843:cd96:626b:430b"],
+    ["::ffff:192.168.140.255", "::ffff:192.168.140.255"],
+    ["fd7a:115c:a1e0:ab12:4843:cd96:626b:430b%eth0", "fd7a:115c:a1e0:ab12:4843:cd96:626b:430b%eth0"],
+    ["1:2::ffff:192.168.140.255%eth1", "1:2::ffff:c0a8:8cff%eth1"],
+    ["::ffff:192.168.140.255%eth1", "::ffff:192.168.140.255%eth1"],
+    ["FD9E:1A04:F01D::1", "fd9e:1a04:f01d::1"],
+  ])("ParseAddr(%s).String() = %s", (input, want) => {
+    expect(parseAddr(input).toString()).toBe(want);
+  });
+
+  it.each([
+    "", "bad", "1234", "1.2.3.4%eth0", ".1.2.3", "1.2.3.", "1..2.3", "1.2.3.4.5", "0300.0250.0214.0377",
+    "0xc0.0xa8.0x8c.0xff", "192.168.12345", "127.0.1", "192.1234567", "127.1", "192.168.300.1", "192.168.0.1.5.6",
+    "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "1:2:3:4::5:6:7:8", "fe801::1", "fe80:tail:scal:e::", "fe80::1%",
+    "ffff:ffff:ffff:ffff:ffff:ffff:ffff:192.168.140.255", "ffff::ffff:ffff:ffff:ffff:ffff:ffff:192.168.140.255",
+    "::ffff:192.168.140.bad", "fe80::1::1", "fe80:1?:1", "fe80:", "010.000.015.001", "::ffff:1.2.03.4",
+  ])("ParseAddr(%j) fails", (input) => {
+    expect(() => parseAddr(input)).toThrow(GoParseError);
+  });
+
+  it.each<[string, string]>([
+    ["1.2.3.4/24", "1.2.3.4/24"],
+    ["fd7a:115c:a1e0:ab12:4843:cd96:626b:430b/118", "fd7a:115c:a1e0:ab12:4843:cd96:626b:430b/118"],
+    ["::ffff:c000:0280/96", "::ffff:192.0.2.128/96"],
+  ])("ParsePrefix(%s).String() = %s", (input, want) => {
+    expect(parsePrefix(input).toString()).toBe(want);
   });
 });
