@@ -442,3 +442,12 @@ describe("authz cost table", () => {
     expect(cost.resourcecheck_check!.estimate([])).toEqual({ min: 350000n, max: 350000n });
   });
 });
+
+describe("label selector grammar (apimachinery TestSelectorParse strings)", () => {
+  it.each(["x=a,y=b,z=c", "x!=a,y=b", "x=", "x= ", "x=,z= ", "x= ,z= ", "!x", "x>1", "x>1,z<5"])("%j parses", (s) => {
+    expect(() => parseLabelSelector(s)).not.toThrow();
+  });
+  it.each(["x=a||y=b", "x==a==b", "!x=a", "x<a"])("%j fails", (s) => {
+    expect(() => parseLabelSelector(s)).toThrow();
+  });
+});
