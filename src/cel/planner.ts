@@ -39,7 +39,12 @@ export interface Activation {
 }
 
 export interface Program {
-  /** Evaluates; throws {@link CelEvalError} for a CEL error. */
+  /**
+   * Evaluates; throws {@link CelEvalError} for a CEL error. Bindings are an
+   * {@link Activation} (anything with a `resolve` function) or a plain object whose
+   * properties name the variables (inherited ones too, e.g. getters, but never
+   * Object.prototype's); `undefined` means unbound. Never mutates the bindings.
+   */
   eval(vars?: Activation | Readonly<Record<string, CelValue>>): CelValue;
 }
 
@@ -54,6 +59,7 @@ const IS_ACTIVATION = 1;
 const FIRST_SLOT = 2;
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const PROTO_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), "__proto__"]);
 const OPTIONAL_TYPE = new CelType("opaque", OPTIONAL_NAME, [DYN]);
 const EMPTY: Record<string, CelValue> = Object.freeze({}) as Record<string, CelValue>;
 
@@ -93,7 +99,10 @@ function loadVar(f: Frame, slot: number, name: string): CelValue | undefined {
   const b = f[BINDINGS];
   let v: CelValue | undefined;
   if (f[IS_ACTIVATION] === true) v = (b as Activation).resolve(name);
-  else v = hasOwn.call(b, name) ? (b as Record<string, CelValue>)[name] : undefined;
+  // Names that Object.prototype defines ("constructor", "__proto__", ...) must be own
+  // properties; any other name is read directly (inherited getters work as lazy bindings).
+  else if (PROTO_NAMES.has(name)) v = hasOwn.call(b, name) ? (b as Record<string, CelValue>)[name] : undefined;
+  else v = (b as Record<string, CelValue | undefined>)[name];
   f[slot] = v === undefined ? UNBOUND : v;
   return v;
 }
