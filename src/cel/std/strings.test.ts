@@ -63,6 +63,11 @@ describe("matches uses RE2", () => {
     ["'ab'.matches('a\\\\b')", false],
   ]);
 
+  table([
+    ["'ab'.matches('(a')", e("error parsing regexp: missing closing ): `(a`")],
+    ["'ab'.matches('a**')", e("error parsing regexp: invalid nested repetition operator: `**`")],
+  ]);
+
   test("patterns RE2 rejects are errors", () => {
     for (const p of ["'(?<=a)b'", "'a(?=b)'", "'(a'", "'\\\\1'"]) {
       expect(() => env.program(env.compile(`'ab'.matches(${p})`)).eval({}), p).toThrow(CelEvalError);

@@ -23,7 +23,9 @@ export function compileRegex(pattern: string): RE2JS {
   try {
     re = RE2JS.compile(pattern);
   } catch (e) {
-    throw new CelEvalError(`error parsing regexp: ${e instanceof Error ? e.message : String(e)}`);
+    // RE2JS words its syntax errors as Go's regexp does: "error parsing regexp: missing closing ): `(a`".
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new CelEvalError(msg.startsWith("error parsing regexp") ? msg : `error parsing regexp: ${msg}`);
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(pattern, re);
