@@ -23,6 +23,10 @@
  * should also have {@link IP_LIBRARY} (Kubernetes always installs both). The
  * type name `net.CIDR` must be resolved by the environment's type provider
  * ({@link CIDR_TYPE}), as for `net.IP`.
+ *
+ * Difference from Kubernetes (engine equality): comparing a value of this type
+ * with a value of another type through `dyn` (`dyn(x) == 'a'`) is false here;
+ * in Kubernetes the type's `Equal` returns the error "no such overload".
  */
 import { func, memberOverload, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";

@@ -14,6 +14,10 @@
  * The type `net.IP` is an opaque type. A `Library` cannot declare type names, so
  * for the identifier `net.IP` (as in `type(x) == net.IP`) the environment's
  * type provider must resolve it: {@link IP_TYPE} is the type to return.
+ *
+ * Difference from Kubernetes (engine equality): comparing a value of this type
+ * with a value of another type through `dyn` (`dyn(x) == 'a'`) is false here;
+ * in Kubernetes the type's `Equal` returns the error "no such overload".
  */
 import { func, memberOverload, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
