@@ -2,14 +2,16 @@
  * Checks cel-go runs on a successfully type-checked tree (its `ASTValidator`s),
  * reported like type errors.
  *
- * With `homogeneousAggregateLiterals`, the validator set of the Kubernetes base
- * environment (which enables these together; the flag stands for all of them):
+ * With `validateLiterals` (the Kubernetes base environment turns these on):
  *
  * - `ValidateDurationLiterals` / `ValidateTimestampLiterals`: `duration('…')` and
  *   `timestamp('…')` with a literal that does not convert → "invalid duration
  *   argument" at the literal (`std/time.ts`);
  * - `ValidateRegexLiterals`: a `matches` call whose first argument is a string
  *   literal that is not a valid RE2 pattern → "invalid matches argument";
+ *
+ * With `homogeneousAggregateLiterals`:
+ *
  * - `ValidateHomogeneousAggregateLiterals`: every element of a list literal must
  *   have the type of the first (equivalent types, so `[1, dyn(2)]` and `[1, null]`
  *   are rejected), and every key and value of a map literal the type of the first
@@ -38,6 +40,7 @@ export interface ValidationIssue {
 
 interface ValidatorConfig {
   readonly homogeneous: boolean;
+  readonly literals: boolean;
   readonly exempt: readonly string[];
   /** Strings extension version for `format` validation; 0 when absent. */
   readonly stringsVersion: number;
@@ -67,7 +70,7 @@ function configOf(env: Env): ValidatorConfig {
     const exempt: string[] = [];
     if (sv >= 1) exempt.push("format");
     if (env.functions.has("cel.@block")) exempt.push("cel.@block");
-    c = { homogeneous: env.homogeneousAggregateLiterals, exempt, stringsVersion: sv };
+    c = { homogeneous: env.homogeneousAggregateLiterals, literals: env.validateLiterals, exempt, stringsVersion: sv };
     configCache.set(env, c);
   }
   return c;
@@ -76,18 +79,18 @@ function configOf(env: Env): ValidatorConfig {
 /** Whether any validator applies in `env` (most environments need no second walk). */
 export function hasValidators(env: Env): boolean {
   const c = configOf(env);
-  return c.homogeneous || c.stringsVersion >= 1;
+  return c.homogeneous || c.literals || c.stringsVersion >= 1;
 }
 
 /** Runs the validators of `env` over a checked tree (types final). */
 export function validate(checked: CheckedExpr, env: Env): ValidationIssue[] {
   const c = configOf(env);
   const issues: ValidationIssue[] = [];
-  if (c.homogeneous) {
+  if (c.literals) {
     for (const i of validateTimeLiterals(checked.expr)) issues.push(i);
     regexLiterals(checked.expr, issues);
-    homogeneousLiterals(checked, c.exempt, issues);
   }
+  if (c.homogeneous) homogeneousLiterals(checked, c.exempt, issues);
   if (c.stringsVersion >= 1) {
     for (const i of validateFormatCalls(checked, c.stringsVersion)) issues.push(i);
   }

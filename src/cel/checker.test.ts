@@ -503,14 +503,15 @@ describe("checker: aggregate literals", () => {
       b.call("_<_", b.call("duration", b.at(10).c("5 parsecs")), b.call("duration", b.c("1s"))),
       b.mcall(b.c("abc"), "matches", b.at(30).c("a(")),
     );
-    expect(errorsOf(() => check(b.parsed(e), env({ homogeneousAggregateLiterals: true })))).toBe(
+    expect(errorsOf(() => check(b.parsed(e), env({ validateLiterals: true })))).toBe(
       "1:10: invalid duration argument\n1:30: invalid matches argument",
     );
-    // Outside the Kubernetes validator set they are left to evaluation.
+    // Outside the Kubernetes validator set they are left to evaluation; homogeneous literals alone do not turn them on.
     expect(check(b.parsed(e), env()).type).toBe(BOOL);
+    expect(check(b.parsed(e), env({ homogeneousAggregateLiterals: true })).type).toBe(BOOL);
     const b2 = new B();
     const ts = b2.call("timestamp", b2.at(11).c("yesterday"));
-    expect(errorsOf(() => check(b2.parsed(ts), env({ homogeneousAggregateLiterals: true })))).toBe(
+    expect(errorsOf(() => check(b2.parsed(ts), env({ validateLiterals: true })))).toBe(
       "1:11: invalid timestamp argument",
     );
   });

@@ -28,6 +28,12 @@ export interface EnvOptions {
   readonly homogeneousAggregateLiterals?: boolean;
   /** Allow `1 < 2.0` and friends at compile time (Kubernetes turns this on). */
   readonly crossTypeNumericComparisons?: boolean;
+  /**
+   * Reject `duration('…')`, `timestamp('…')` and `matches('…')` calls whose literal
+   * argument cannot convert or compile (cel-go's literal AST validators, which the
+   * Kubernetes base environment turns on).
+   */
+  readonly validateLiterals?: boolean;
   /** Parser limits (cel-go defaults: 250 and 100,000). */
   readonly maxRecursionDepth?: number;
   readonly expressionSizeCodePointLimit?: number;
@@ -43,6 +49,7 @@ export class Env {
   readonly optionalSyntax: boolean;
   readonly homogeneousAggregateLiterals: boolean;
   readonly crossTypeNumericComparisons: boolean;
+  readonly validateLiterals: boolean;
   readonly maxRecursionDepth: number;
   readonly expressionSizeCodePointLimit: number;
   readonly libraries: readonly Library[];
@@ -54,6 +61,7 @@ export class Env {
     this.typeProvider = options.typeProvider;
     this.homogeneousAggregateLiterals = options.homogeneousAggregateLiterals ?? false;
     this.crossTypeNumericComparisons = options.crossTypeNumericComparisons ?? false;
+    this.validateLiterals = options.validateLiterals ?? false;
     this.maxRecursionDepth = options.maxRecursionDepth ?? 250;
     this.expressionSizeCodePointLimit = options.expressionSizeCodePointLimit ?? 100_000;
     this.libraries = [STANDARD_LIBRARY, ...(options.libraries ?? [])];
