@@ -27,6 +27,7 @@ import { CelEvalError } from "./errors.js";
 import { formatKey, hasField, indexValue, inList, inMap, optIndex, optSelect, selectField } from "./runtime/access.js";
 import { candidatesOf, noSuchOverload, selectOverload, type Candidate } from "./runtime/dispatch.js";
 import { celEquals } from "./runtime/equality.js";
+import { typeOf } from "./runtime/type-of.js";
 import { compileRegex } from "./std/strings.js";
 import type { RE2JS } from "@bufbuild/re2";
 import { isMapKey, mapHas } from "./runtime/map.js";
@@ -1205,7 +1206,7 @@ function containsOpen(t: CelTypeT): boolean {
 }
 
 function rangeError(r: CelValue, _two: boolean): CelEvalError {
-  return new CelEvalError(`unsupported comprehension range type: ${r === null ? "null_type" : typeof r}`);
+  return new CelEvalError(`unsupported comprehension range type: ${typeOf(r).name}`);
 }
 
 function uintOf(v: bigint): CelValue {
