@@ -16,6 +16,7 @@ import {
   OFFLINE_AUTHORIZER,
   OFFLINE_REASON,
   authorizerBindings,
+  cachingAuthorizer,
   cost,
   isReadOnly,
   type AuthorizationAttributes,
@@ -449,5 +450,23 @@ describe("label selector grammar (apimachinery TestSelectorParse strings)", () =
   });
   it.each(["x=a||y=b", "x==a==b", "!x=a", "x<a"])("%j fails", (s) => {
     expect(() => parseLabelSelector(s)).toThrow();
+  });
+});
+
+describe("cachingAuthorizer", () => {
+  it("asks once per distinct check, ignoring group order", () => {
+    const inner = new FakeAuthorizer(() => ({ decision: "allow", reason: "ok" }));
+    const cached = cachingAuthorizer(inner);
+    const user: UserInfo = { username: "bob", uid: "", groups: ["b", "a"], extra: {} };
+    const out = evaluate(
+      "[authorizer.group('').resource('pods').check('get').allowed(), authorizer.group('').resource('pods').check('get').reason() == 'ok', authorizer.group('').resource('pods').check('list').allowed()]",
+      cached,
+      { user },
+    );
+    expect(out).toEqual([true, true, true]);
+    expect(inner.seen.map((a) => a.verb)).toEqual(["get", "list"]);
+    const reordered = { ...user, groups: ["a", "b"] };
+    cached.authorize({ ...inner.seen[0]!, user: reordered });
+    expect(inner.seen).toHaveLength(2);
   });
 });

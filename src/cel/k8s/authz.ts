@@ -123,6 +123,57 @@ export const OFFLINE_AUTHORIZER: Authorizer = {
   authorize: () => ({ decision: "deny", reason: OFFLINE_REASON }),
 };
 
+/**
+ * `admission/plugin/authorizer.NewCachingAuthorizer`: remembers each decision
+ * of `inner` for the life of the returned authorizer, keyed by the attributes
+ * (user with groups and extra values sorted; selector requirements only when
+ * non-empty, parse errors not part of the key). Kubernetes wraps the
+ * authorizer this way once per admission request for the policy plugins, so
+ * repeated identical checks within a request reach `inner` once.
+ */
+export function cachingAuthorizer(inner: Authorizer): Authorizer {
+  const decisions = new Map<string, AuthorizationResult>();
+  return {
+    authorize(a: AuthorizationAttributes): AuthorizationResult {
+      const u = a.user;
+      const key = JSON.stringify([
+        a.verb,
+        a.namespace,
+        a.apiGroup,
+        a.apiVersion,
+        a.resource,
+        a.subresource,
+        a.name,
+        a.resourceRequest,
+        a.path,
+        a.fieldSelectorRequirements !== undefined && a.fieldSelectorRequirements.length > 0 ? a.fieldSelectorRequirements : null,
+        a.labelSelectorRequirements !== undefined && a.labelSelectorRequirements.length > 0 ? a.labelSelectorRequirements : null,
+        u === undefined
+          ? null
+          : [
+              u.username,
+              u.uid,
+              [...u.groups].sort(),
+              Object.entries(u.extra)
+                .filter(([, vs]) => vs !== undefined)
+                .map(([k, vs]) => [k, [...vs].sort()])
+                .sort(([x], [y]) => ((x as string) < (y as string) ? -1 : (x as string) > (y as string) ? 1 : 0)),
+            ],
+      ]);
+      const cached = decisions.get(key);
+      if (cached !== undefined) return cached;
+      let result: AuthorizationResult;
+      try {
+        result = inner.authorize(a);
+      } catch (e) {
+        result = { decision: "noOpinion", reason: "", error: e instanceof Error ? e.message : String(e) };
+      }
+      decisions.set(key, result);
+      return result;
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------
 // CEL types and values.
 
