@@ -72,7 +72,11 @@ export type MacroSet =
   /** optMap, optFlatMap */
   | "optional"
   /** cel.bind */
-  | "bind";
+  | "bind"
+  /** `list.sortBy(x, key)` (cel-go lists extension, version 2+) */
+  | "lists"
+  /** `math.greatest(...)`, `math.least(...)` (cel-go math extension) */
+  | "math";
 
 /** A named bundle of declarations: the unit in which libraries are added to an environment. */
 export interface Library {

@@ -10,7 +10,9 @@
  *   `existsOne`, `exists_one` with two iteration variables, `transformList`,
  *   `transformMap`, `transformMapEntry` (3 and 4 arguments);
  * - "optional" (cel-go `OptionalTypes`): `optMap`, `optFlatMap`;
- * - "bind" (cel-go `ext.Bindings`): `cel.bind(var, init, expr)`.
+ * - "bind" (cel-go `ext.Bindings`): `cel.bind(var, init, expr)`;
+ * - "lists" (cel-go `ext.Lists`, version 2+): `sortBy(x, key)`;
+ * - "math" (cel-go `ext.Math`): `math.greatest(...)`, `math.least(...)`.
  */
 import { ACCUMULATOR, type Expr, Op } from "./ast.js";
 import type { MacroSet } from "./decls.js";
@@ -238,6 +240,64 @@ function expandBind(h: MacroHelper, target: Expr | undefined, args: readonly Exp
 }
 
 // ---------------------------------------------------------------------------
+// lists: sortBy
+
+/** The accumulator `sortBy` binds its target to (cel-go's name, so ASTs print alike). */
+const SORT_BY_INPUT = "@__sortBy_input__";
+
+/**
+ * `target.sortBy(x, key)` → bind `@__sortBy_input__` to the target, then
+ * `@__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, key))`.
+ */
+function expandSortBy(h: MacroHelper, target: Expr | undefined, args: readonly Expr[]): MacroResult {
+  const t = target as Expr;
+  if (t.kind !== "list" && t.kind !== "select" && t.kind !== "ident" && t.kind !== "comprehension" && t.kind !== "call") {
+    return err(t, "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+  }
+  const keys = expandMap(h, h.ident(SORT_BY_INPUT), args);
+  if (keys === undefined || keys.kind === "macroError") return keys;
+  const sorted = h.memberCall("@sortByAssociatedKeys", h.ident(SORT_BY_INPUT), [keys]);
+  return h.comprehension(h.list([]), UNUSED_ITER_VAR, undefined, SORT_BY_INPUT, t, h.bool(false), h.ident(SORT_BY_INPUT), sorted);
+}
+
+// ---------------------------------------------------------------------------
+// math: greatest, least
+
+/** cel-go's test for a macro argument that may be numeric: a number literal, or anything but a literal or aggregate. */
+function isNumericArg(e: Expr): boolean {
+  switch (e.kind) {
+    case "const":
+      return e.value.kind === "int" || e.value.kind === "uint" || e.value.kind === "double";
+    case "list":
+    case "map":
+    case "struct":
+      return false;
+    default:
+      return true;
+  }
+}
+
+function mathExtreme(name: "greatest" | "least"): MacroExpander {
+  const fn = name === "greatest" ? "math.@max" : "math.@min";
+  const label = `math.${name}()`;
+  return (h, target, args) => {
+    if (target === undefined || target.kind !== "ident" || target.name !== "math") return undefined;
+    if (args.length === 0) return err(target, `${label} requires at least one argument`);
+    if (args.length === 1) {
+      const a = args[0] as Expr;
+      const numericList = a.kind === "list" && a.elements.length > 0 && a.elements.every(isNumericArg);
+      if (numericList || isNumericArg(a)) return h.call(fn, [a]);
+      return err(a, `${label} invalid single argument value`);
+    }
+    for (const a of args) if (!isNumericArg(a)) return err(a, `${label} simple literal arguments must be numeric`);
+    return args.length === 2 ? h.call(fn, args) : h.call(fn, [h.list(args)]);
+  };
+}
+
+// ---------------------------------------------------------------------------
+
+/** `argCount` of a macro that takes any number of arguments. */
+const VARIADIC = -1;
 
 const STANDARD: readonly MacroDef[] = [
   { name: "has", argCount: 1, receiver: false, expand: expandHas },
@@ -270,11 +330,20 @@ const OPTIONAL: readonly MacroDef[] = [
 
 const BIND: readonly MacroDef[] = [{ name: "bind", argCount: 3, receiver: true, expand: expandBind }];
 
+const LISTS: readonly MacroDef[] = [{ name: "sortBy", argCount: 2, receiver: true, expand: expandSortBy }];
+
+const MATH: readonly MacroDef[] = [
+  { name: "greatest", argCount: VARIADIC, receiver: true, expand: mathExtreme("greatest") },
+  { name: "least", argCount: VARIADIC, receiver: true, expand: mathExtreme("least") },
+];
+
 const FAMILIES: Readonly<Record<MacroSet, readonly MacroDef[]>> = {
   standard: STANDARD,
   twoVar: TWO_VAR,
   optional: OPTIONAL,
   bind: BIND,
+  lists: LISTS,
+  math: MATH,
 };
 
 /** Macros by function name. */
@@ -283,7 +352,7 @@ export type MacroTable = ReadonlyMap<string, readonly MacroDef[]>;
 const EMPTY_TABLE: MacroTable = new Map();
 const tableCache = new WeakMap<ReadonlySet<MacroSet>, { size: number; table: MacroTable }>();
 const tableByKey = new Map<string, MacroTable>();
-const FAMILY_ORDER = ["standard", "twoVar", "optional", "bind"] as const;
+const FAMILY_ORDER = ["standard", "twoVar", "optional", "bind", "lists", "math"] as const;
 
 /** The lookup table for a set of macro families (cached per set). */
 export function macroTable(sets: ReadonlySet<MacroSet> | undefined): MacroTable {
@@ -314,6 +383,6 @@ export function macroTable(sets: ReadonlySet<MacroSet> | undefined): MacroTable 
 export function findMacro(table: MacroTable, name: string, argCount: number, receiver: boolean): MacroDef | undefined {
   const defs = table.get(name);
   if (defs === undefined) return undefined;
-  for (const d of defs) if (d.argCount === argCount && d.receiver === receiver) return d;
+  for (const d of defs) if ((d.argCount === argCount || d.argCount === VARIADIC) && d.receiver === receiver) return d;
   return undefined;
 }

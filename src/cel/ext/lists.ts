@@ -156,8 +156,8 @@ export function listsLibrary(version: number = LISTS_LATEST_VERSION): Library {
       func("distinct", { ...memberOverload("list_distinct", [LIST_T], LIST_T, distinct), typeParams: ["T"] }),
     );
   }
-  return { name: "cel.lib.ext.lists", functions };
+  return version >= 2 ? { name: "cel.lib.ext.lists", functions, macros: ["lists"] } : { name: "cel.lib.ext.lists", functions };
 }
 
-/** Kubernetes' lists extension (version 3). The `sortBy` macro must be expanded by the parser. */
+/** Kubernetes' lists extension (version 3), with the `sortBy` macro. */
 export const KUBERNETES_LISTS_LIBRARY: Library = listsLibrary(3);

@@ -193,5 +193,5 @@ export function mathLibrary(version: number = MATH_LATEST_VERSION): Library {
       ),
     );
   }
-  return { name: "cel.lib.ext.math", functions };
+  return { name: "cel.lib.ext.math", functions, macros: ["math"] };
 }
