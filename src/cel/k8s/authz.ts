@@ -455,7 +455,11 @@ export const AUTHORIZER_VARIABLES: readonly VariableDecl[] = [
   { name: REQUEST_RESOURCE_AUTHORIZER_VARIABLE, type: RESOURCE_CHECK_TYPE },
 ];
 
-/** The resource of the admission request (`admission.Attributes`' resource, subresource, namespace, name). */
+/**
+ * The admission request's resource as `authorizer.requestResource` sees it:
+ * the group and resource of the versioned attributes (the resource the policy
+ * matched, after version conversion), the subresource, namespace and name.
+ */
 export interface RequestResource {
   readonly group: string;
   readonly resource: string;
