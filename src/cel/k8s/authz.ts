@@ -456,9 +456,11 @@ export const AUTHORIZER_VARIABLES: readonly VariableDecl[] = [
 ];
 
 /**
- * The admission request's resource as `authorizer.requestResource` sees it:
- * the group and resource of the versioned attributes (the resource the policy
- * matched, after version conversion), the subresource, namespace and name.
+ * The admission request's resource as `authorizer.requestResource` sees it
+ * (`admission.Attributes` of the request: `GetResource()` group and resource,
+ * `GetSubresource()`, `GetNamespace()`, `GetName()`). This is the resource the
+ * API request named, also when the policy matched it through an equivalent
+ * resource: Kubernetes' versioned attributes convert the objects only.
  */
 export interface RequestResource {
   readonly group: string;
