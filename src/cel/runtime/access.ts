@@ -48,7 +48,8 @@ export function listIndex(index: CelValue): number {
   if (typeof index === "bigint") return index >= -0x20000000000000n && index <= 0x20000000000000n ? Number(index) : -1;
   if (index instanceof CelUint) return index.value <= 0x20000000000000n ? Number(index.value) : -1;
   if (typeof index === "number") {
-    if (Number.isInteger(index)) return index;
+    // cel-go accepts a double index only when it converts to an int64 losslessly.
+    if (Number.isInteger(index) && index > -9223372036854775808 && index < 9223372036854775808) return index;
     throw new CelEvalError(`unsupported index value ${formatDoubleG(index)} in list`);
   }
   throw new CelEvalError(`unsupported index type '${typeName(index)}' in list`);
