@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import fc from "fast-check";
 import type { ParsedExpr } from "./ast.js";
 import type { CheckedExpr } from "./checked.js";
 import type { TypeProvider } from "./decls.js";
@@ -343,5 +344,39 @@ describe("dispatch", () => {
     const env = new Env({ variables: { x: INT, s: STRING, b: BOOL } });
     const p = env.program(env.compile("size(s) + x > 3 && b"));
     expect(p.eval({ x: 1n, s: "abc", b: true })).toBe(true);
+  });
+});
+
+describe("checked and unchecked plans agree (property)", () => {
+  const intLit = fc.oneof(
+    fc.integer({ min: -5, max: 5 }).map(String),
+    fc.constantFrom("9223372036854775807", "-9223372036854775808", "0"),
+  );
+  const intExpr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
+    e: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      intLit,
+      fc.tuple(tie("e"), fc.constantFrom("+", "-", "*", "/", "%"), tie("e")).map(([a, op, b]) => `(${a} ${op} ${b})`),
+      fc.tuple(tie("e"), tie("e"), tie("e")).map(([c, a, b]) => `(${c} > 0 ? ${a} : ${b})`),
+      fc.tuple(tie("e"), tie("e")).map(([a, b]) => `size([${a}, ${b}].filter(x, x > 0))`),
+      fc.tuple(tie("e"), tie("e")).map(([a, b]) => `([${a}, ${b}].exists(x, x == 0) ? 1 : 0)`),
+    ),
+  })).e;
+  const boolExpr = fc
+    .tuple(intExpr, fc.constantFrom("<", "<=", "==", "!=", ">", ">="), intExpr, fc.constantFrom("&&", "||"), intExpr)
+    .map(([a, cmp, b, logic, c]) => `(${a} ${cmp} ${b}) ${logic} (${c} == dyn(${c}))`);
+
+  test("same value or same error", () => {
+    const env = new Env();
+    fc.assert(
+      fc.property(fc.oneof(intExpr, boolExpr), (src) => {
+        const parsed = env.parse(src);
+        const a = run(env, parsed);
+        const b = run(env, env.check(parsed));
+        if ("error" in a || "error" in b) return "error" in a && "error" in b && a.error === b.error;
+        return sameValue(a.value, b.value);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
