@@ -216,6 +216,9 @@ describe("IP cost table", () => {
   it("charges parsing by string length and accessors 1", () => {
     expect(cost.string_to_ip!.actual(["192.168.0.1"])).toBe(2n);
     expect(cost.ip_is_canonical!.actual(["2001:db8::68"])).toBe(3n);
+    // cost_test.go: ip.isCanonical costs 3, 8 and 3 for these.
+    expect(["192.168.0.1", "2001:db8:3333:4444:5555:6666:7777:8888", "2001:db8::abcd"].map((s) => cost.ip_is_canonical!.actual([s]))).toEqual([3n, 8n, 3n]);
+    expect(cost.ip_is_canonical!.estimate([{ min: 38n, max: 38n }])).toEqual({ min: 8n, max: 8n });
     expect(cost.string_to_ip!.estimate([{ min: 0n, max: 45n }])).toEqual({ min: 0n, max: 5n });
     expect(cost.ip_family!.actual([run("ip('::1')")])).toBe(1n);
   });
