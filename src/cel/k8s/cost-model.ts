@@ -1,7 +1,9 @@
 /**
- * Cost rules of the IP, CIDR and authz libraries in a form the cost estimator
- * can run: the shape of their `cost` tables (from k8s.io/apiserver
- * `pkg/cel/library/cost.go`) and cel-go's saturating uint64 arithmetic.
+ * Cost rules of the Kubernetes CEL libraries in a form the cost estimator can
+ * run: the shape of each library file's exported `cost` table (from
+ * k8s.io/apiserver `pkg/cel/library/cost.go`) and cel-go's saturating uint64
+ * arithmetic. Shared by the k8s library files (ip, cidr, authz, quantity,
+ * lists, …): change it compatibly.
  */
 import { CelObject, type CelValue } from "../values.js";
 
