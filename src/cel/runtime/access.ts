@@ -151,6 +151,15 @@ export function optIndex(obj: CelValue, index: CelValue): CelOptional {
 /** `x in list`: heterogeneous equality, as `==`. */
 export function inList(x: CelValue, list: readonly CelValue[]): boolean {
   if (typeof x === "string" || typeof x === "boolean") return list.includes(x);
+  if (typeof x === "bigint") {
+    if (list.includes(x)) return true;
+    // Only a uint or double can still be equal to an int.
+    for (let i = 0; i < list.length; i++) {
+      const y = list[i]!;
+      if (typeof y !== "bigint" && celEquals(x, y)) return true;
+    }
+    return false;
+  }
   for (let i = 0; i < list.length; i++) if (celEquals(x, list[i]!)) return true;
   return false;
 }
