@@ -226,6 +226,14 @@ describe("evaluation", () => {
     expect((await cli("cel", "'ABC'.matches('(?i)abc')")).stdout).toBe("true\n");
   });
 
+  it("Kubernetes libraries and literal validation are in the environment", async () => {
+    expect((await cli("cel", "quantity('1Gi').isGreaterThan(quantity('500Mi')) && [3, 1, 2].sum() == 6")).stdout).toBe("true\n");
+    expect((await cli("cel", "cidr('10.0.0.0/8').containsIP(ip('10.1.2.3'))")).stdout).toBe("true\n");
+    const bad = await cli("cel", "duration('1 hour')");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^ERROR: <input>:1:10: /); // rejected at compile time, as in Kubernetes
+  });
+
   it("--pretty indents", async () => {
     expect((await cli("cel", "{'a': [1, 2]}", "--pretty")).stdout).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}\n');
   });

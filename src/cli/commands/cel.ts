@@ -54,10 +54,11 @@ export const celCommand: Command = {
   summary: "Evaluate one CEL expression against JSON/YAML variables and print the result as JSON.",
   usage: "celmap cel <expression> [--var name=<json>]... [--vars <file.json|yaml>]... [--pretty]",
   description:
-    "Compiles the expression in the Kubernetes CEL environment (standard library plus the extension libraries " +
-    "celmap has: optionals, two-variable comprehensions, strings, lists, sets; homogeneous aggregate literals and " +
-    "cross-type numeric comparisons on, as in the apiserver), declares every given variable as dyn, evaluates it " +
-    "and prints the result as one line of JSON. Quote the expression for your shell: single quotes in sh/bash.",
+    "Compiles the expression in Kubernetes' base CEL environment as far as celmap implements it (standard library; " +
+    "Kubernetes regex, lists, authz, quantity, IP, CIDR and semver libraries; cel-go optionals, strings v2, sets, " +
+    "two-variable comprehensions and lists v3; homogeneous aggregate literals, cross-type numeric comparisons and " +
+    "literal validation on, as in the apiserver), declares every given variable as dyn, evaluates it and prints the " +
+    "result as one line of JSON. Quote the expression for your shell: single quotes in sh/bash.",
   options: OPTIONS,
   examples: [
     { command: "celmap cel '1 + 2'", explanation: "Prints 3." },
