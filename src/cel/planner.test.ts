@@ -333,10 +333,11 @@ describe("dispatch", () => {
   runTable([
     { name: "dyn int addition", expr: "dyn(1) + dyn(2)", want: v(3n) },
     { name: "dyn string concatenation", expr: "dyn('a') + 'b'", want: v("ab") },
-    { name: "mixed types have no overload", expr: "dyn(1) + 1u", want: err("no such overload: _+_(int, uint)") },
+    { name: "mixed types have no overload", expr: "dyn(1) + 1u", want: err("no such overload") },
+    { name: "operand without the operator's trait", expr: "dyn(null) + 1", want: err("no such overload: _+_"), uncheckedOnly: true },
+    { name: "function dispatch names the signature", expr: "dyn(1).startsWith('a')", want: err("no such overload: startsWith(int, string)"), uncheckedOnly: true },
     { name: "dispatch cache meets another type", expr: "[1, 'a', 2.5].map(x, x + x)", want: v(list(2n, "aa", 5.0)), uncheckedOnly: true },
     { name: "receiver call on dyn", expr: "dyn('abc').startsWith('a')", want: v(true) },
-    { name: "receiver call on the wrong type", expr: "dyn(1).startsWith('a')", want: err("no such overload"), uncheckedOnly: true },
     { name: "namespaced global function", expr: "optional.of(1).hasValue()", want: v(true) },
   ]);
 

@@ -885,7 +885,7 @@ class Planner {
             const v = a(f);
             if (v === true) return false;
             if (v === false) return true;
-            throw noSuchOverload(fn, [v]);
+            throw new CelEvalError(NO_OVERLOAD_LOGIC);
           };
         }
         case Op.equals:
@@ -930,7 +930,7 @@ class Planner {
               const c = b(f);
               if (Array.isArray(c)) return inList(x, c);
               if (c instanceof Map) return inMap(x, c as ReadonlyMap<CelMapKey, CelValue>);
-              throw noSuchOverload(fn, [x, c]);
+              throw new CelEvalError(NO_OVERLOAD_LOGIC);
             };
           }
           break;

@@ -139,8 +139,42 @@ function shallowKey(t: CelType): string {
   return t.kind;
 }
 
-/** cel-go's message: `no such overload: size(bytes, int)` with run-time type names. */
+const ARITH: ReadonlySet<string> = new Set(["int", "uint", "double"]);
+const ADDER: ReadonlySet<string> = new Set([...ARITH, "string", "bytes", "list", "google.protobuf.Timestamp", "google.protobuf.Duration"]);
+const SUBTRACTOR: ReadonlySet<string> = new Set([...ARITH, "google.protobuf.Timestamp", "google.protobuf.Duration"]);
+const COMPARER: ReadonlySet<string> = new Set([...ARITH, "bool", "string", "bytes", "google.protobuf.Timestamp", "google.protobuf.Duration"]);
+
+/**
+ * The standard operators cel-go binds as one trait-based implementation: the
+ * first operand's type must have the trait, else the error names only the
+ * function ("no such overload: _+_"); with the trait, a mismatched second
+ * operand gives a bare "no such overload".
+ */
+const TRAIT_OPERATORS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["_+_", ADDER],
+  ["_-_", SUBTRACTOR],
+  ["_*_", ARITH],
+  ["_/_", ARITH],
+  ["_%_", new Set(["int", "uint"])],
+  ["-_", new Set(["int", "double", "google.protobuf.Duration"])],
+  ["_<_", COMPARER],
+  ["_<=_", COMPARER],
+  ["_>_", COMPARER],
+  ["_>=_", COMPARER],
+  ["size", new Set(["string", "bytes", "list", "map"])],
+  ["matches", new Set(["string"])],
+]);
+
+/**
+ * cel-go's "no such overload" error for these arguments: `no such overload:
+ * startsWith(int, string)` (run-time type names) for functions dispatched over
+ * their overloads, and the trait-based wording of the standard operators.
+ */
 export function noSuchOverload(fn: string, args: readonly CelValue[]): CelEvalError {
+  const trait = TRAIT_OPERATORS.get(fn);
+  if (trait !== undefined && args.length > 0) {
+    return new CelEvalError(trait.has(typeOf(args[0]!).name) ? "no such overload" : `no such overload: ${fn}`);
+  }
   return new CelEvalError(`no such overload: ${fn}(${args.map((a) => typeOf(a).name).join(", ")})`);
 }
 

@@ -49,7 +49,7 @@ describe("size", () => {
     ["[1].size()", 1n],
     ["size({'a': 1})", 1n],
     ["{}.size()", 0n],
-    ["size(dyn(1))", e("no such overload: size(int)"), "unchecked"],
+    ["size(dyn(1))", e("no such overload: size"), "unchecked"],
   ]);
 });
 
