@@ -24,7 +24,9 @@
  * - `quantity()` returns a `Quantity` value while `add`/`sub` return a pointer
  *   (`*Quantity`), and `Quantity.Equal` accepts only values: `q == x.add(y)`
  *   is a "no such overload" error when the right-hand side came from
- *   `add`/`sub`, while `x.add(y) == q` compares.
+ *   `add`/`sub`, while `x.add(y) == q` compares. (Known difference: inside
+ *   list equality cel-go treats that error as "equal", and `in` treats it as
+ *   "not found"; here the error propagates from both.)
  *
  * Equality (`==`) is by value (`Cmp == 0`): `quantity("1000m") == quantity("1")`.
  * There is no `string(Quantity)` in CEL; {@link Quantity.toString} gives Go's
@@ -586,7 +588,8 @@ export function parseQuantity(str: string): Quantity {
   }
 
   if (precision >= 0) {
-    scale -= denom.length;
+    // Go's Scale is int32: the subtraction wraps.
+    scale = (scale - denom.length) | 0;
     if (scale >= -9) {
       const shifted = num + denom;
       const v = BigInt(shifted);
@@ -607,7 +610,8 @@ export function parseQuantity(str: string): Quantity {
   const amount = decFromString(value);
   if (amount === undefined) throw new QuantityParseError(ERR_NUMERIC);
   if (base === 10) {
-    amount.scale = amount.scale - exponent;
+    // amount.Scale() + Scale(exponent).infScale(), in int32 (infScale negates, wrapping at -2^31).
+    amount.scale = (amount.scale + (-exponent | 0)) | 0;
   } else {
     amount.unscaled *= 1n << BigInt(exponent);
   }
