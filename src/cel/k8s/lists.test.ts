@@ -62,14 +62,13 @@ describe("Kubernetes lists library", () => {
     expect(outcome(env, expr, { d: d as never })).toEqual(want);
   });
 
-  // cel-go picks the overload for a dyn list by its FIRST element (IsAssignableRuntimeType);
-  // the engine's run-time dispatch (runtime/dispatch.ts deepTypeTest) requires EVERY element
-  // to match, so mixed dyn lists find no overload. Engine deviation, reported; the library's
-  // own behaviour for these lists is tested directly below.
-  it.fails.each<[string, unknown[], Outcome]>([
+  // cel-go picks the overload for a dyn list by its FIRST element (IsAssignableRuntimeType).
+  it.each<[string, unknown[], Outcome]>([
     ["d.isSorted()", [1n, 2.5, new CelUint(3n)], v(true)],
+    ["d.isSorted()", [2n, 1.5], v(false)],
     ["d.max()", [1n, "a", 2.5], v(2.5)],
-  ])("(engine dispatch deviation) %s with d = %o", (expr, d, want) => {
+    ["d.min()", ["b", 1n, "a"], v("a")],
+  ])("(first-element dispatch) %s with d = %o", (expr, d, want) => {
     expect(outcome(env, expr, { d: d as never })).toEqual(want);
   });
 
