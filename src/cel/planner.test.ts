@@ -11,7 +11,8 @@ import type { Activation } from "./planner.js";
 import { celEquals } from "./runtime/equality.js";
 import { fromJson } from "./runtime/json.js";
 import { typeOf } from "./runtime/type-of.js";
-import { BOOL, CelType, DYN, INT, STRING, mapType, messageType } from "./types.js";
+import { func, overload } from "./decls.js";
+import { BOOL, CelType, DYN, INT, STRING, listType, mapType, messageType } from "./types.js";
 import { CelObject, CelOptional, CelUint, type CelMapKey, type CelValue } from "./values.js";
 
 /** What a case expects: a value (compared by CEL type and `==`), or an error whose message contains `error`. */
@@ -340,6 +341,25 @@ describe("dispatch", () => {
     { name: "receiver call on dyn", expr: "dyn('abc').startsWith('a')", want: v(true) },
     { name: "namespaced global function", expr: "optional.of(1).hasValue()", want: v(true) },
   ]);
+
+  test("list parameters dispatch on their first element, as cel-go", () => {
+    const lib = {
+      name: "test.kinds",
+      functions: [
+        func(
+          "kind",
+          overload("kind_list_int", [listType(INT)], STRING, () => "ints"),
+          overload("kind_list_string", [listType(STRING)], STRING, () => "strings"),
+        ),
+      ],
+    };
+    const env = new Env({ libraries: [lib] });
+    const ev = (s: string) => env.program(env.parse(s)).eval({});
+    expect(ev("kind([1, 'a'])")).toBe("ints");
+    expect(ev("kind(['a', 1])")).toBe("strings");
+    expect(ev("kind([])")).toBe("ints");
+    expect(() => ev("kind([true])")).toThrow("no such overload: kind(list)");
+  });
 
   test("checked calls with one concrete overload call the implementation directly", () => {
     const env = new Env({ variables: { x: INT, s: STRING, b: BOOL } });

@@ -1239,8 +1239,7 @@ function callDirect(impl: Impl, args: readonly Ev[]): Ev {
 
 function callDispatch(name: string, cands: readonly Candidate[], args: readonly Ev[]): Ev {
   const n = args.length;
-  const noDeep = cands.every((c) => c.deep === undefined);
-  if (n === 1 && noDeep) {
+  if (n === 1) {
     const a = args[0]!;
     let last = cands[0]!;
     return (f) => {
@@ -1256,7 +1255,7 @@ function callDispatch(name: string, cands: readonly Candidate[], args: readonly 
       throw noSuchOverload(name, [x]);
     };
   }
-  if (n === 2 && noDeep) {
+  if (n === 2) {
     const a = args[0]!;
     const b = args[1]!;
     // Inline cache: the overload that matched last time is tried first.

@@ -29,7 +29,12 @@ const isDuration: TypeTest = (v) => v instanceof CelDuration;
 const isTypeValue: TypeTest = (v) => v instanceof CelType;
 const isOptional: TypeTest = (v) => v instanceof CelOptional;
 
-/** The shallow run-time test for a declared parameter type. */
+/**
+ * The run-time test for a declared parameter type, as cel-go's
+ * `IsAssignableRuntimeType`: kinds must agree; for a list (map) with a declared
+ * element type only the first element (entry) is checked, and an empty one
+ * matches — so `[1, 2.0]` matches `list(int)`, as in cel-go.
+ */
 export function typeTest(t: CelType): TypeTest {
   switch (t.kind) {
     case "dyn":
@@ -51,10 +56,24 @@ export function typeTest(t: CelType): TypeTest {
       return isBytes;
     case "null":
       return isNull;
-    case "list":
-      return isListValue;
-    case "map":
-      return isMapValue;
+    case "list": {
+      const elem = t.params[0];
+      if (elem === undefined || isOpen(elem)) return isListValue;
+      const e = typeTest(elem);
+      return (v) => Array.isArray(v) && (v.length === 0 || e(v[0] as CelValue));
+    }
+    case "map": {
+      const k = t.params[0];
+      const val = t.params[1];
+      if (k === undefined || val === undefined || (isOpen(k) && isOpen(val))) return isMapValue;
+      const kt = typeTest(k);
+      const vt = typeTest(val);
+      return (v) => {
+        if (!(v instanceof Map)) return false;
+        for (const [a, b] of v as ReadonlyMap<CelValue, CelValue>) return kt(a) && vt(b);
+        return true;
+      };
+    }
     case "timestamp":
       return isTimestamp;
     case "duration":
@@ -75,32 +94,6 @@ export function typeTest(t: CelType): TypeTest {
   }
 }
 
-/**
- * A deep test used only to break ties between overloads that differ in
- * element types (`list(int)` vs `list(double)`): every element must match.
- */
-export function deepTypeTest(t: CelType): TypeTest {
-  if (t.kind === "list") {
-    const elem = t.params[0];
-    if (elem === undefined || isOpen(elem)) return isListValue;
-    const e = deepTypeTest(elem);
-    return (v) => Array.isArray(v) && v.every((x: CelValue) => e(x));
-  }
-  if (t.kind === "map") {
-    const k = t.params[0];
-    const val = t.params[1];
-    if (k === undefined || val === undefined || (isOpen(k) && isOpen(val))) return isMapValue;
-    const kt = deepTypeTest(k);
-    const vt = deepTypeTest(val);
-    return (v) => {
-      if (!(v instanceof Map)) return false;
-      for (const [a, b] of v as ReadonlyMap<CelValue, CelValue>) if (!kt(a) || !vt(b)) return false;
-      return true;
-    };
-  }
-  return typeTest(t);
-}
-
 function isOpen(t: CelType): boolean {
   return t.kind === "dyn" || t.kind === "typeParam" || t.kind === "any";
 }
@@ -109,34 +102,10 @@ function isOpen(t: CelType): boolean {
 export interface Candidate {
   readonly decl: OverloadDecl;
   readonly tests: readonly TypeTest[];
-  /** Whether every parameter accepts any value (no run-time check needed). */
-  readonly open: boolean;
-  /** Deep tests, present when another candidate has the same shallow signature. */
-  deep?: readonly TypeTest[];
 }
 
 export function candidatesOf(overloads: readonly OverloadDecl[]): Candidate[] {
-  const out: Candidate[] = overloads
-    .filter((o) => o.impl !== undefined)
-    .map((o) => ({ decl: o, tests: o.params.map(typeTest), open: o.params.every(isOpen) }));
-  // Overloads whose shallow tests coincide (list(int) vs list(double)) need the deep test.
-  for (let i = 0; i < out.length; i++) {
-    for (let j = 0; j < out.length; j++) {
-      if (i === j) continue;
-      const a = out[i]!.decl.params;
-      const b = out[j]!.decl.params;
-      if (a.length === b.length && a.every((p, k) => shallowKey(p) === shallowKey(b[k]!))) {
-        out[i]!.deep = a.map(deepTypeTest);
-      }
-    }
-  }
-  return out;
-}
-
-function shallowKey(t: CelType): string {
-  if (isOpen(t)) return "*";
-  if (t.kind === "opaque" || t.kind === "message") return `${t.kind}:${t.name}`;
-  return t.kind;
+  return overloads.filter((o) => o.impl !== undefined).map((o) => ({ decl: o, tests: o.params.map(typeTest) }));
 }
 
 const ARITH: ReadonlySet<string> = new Set(["int", "uint", "double"]);
@@ -181,7 +150,7 @@ export function noSuchOverload(fn: string, args: readonly CelValue[]): CelEvalEr
 /** Selects the implementation for these argument values, or throws "no such overload". */
 export function selectOverload(fn: string, cands: readonly Candidate[], args: readonly CelValue[]): OverloadDecl {
   for (const c of cands) {
-    const tests = c.deep ?? c.tests;
+    const tests = c.tests;
     let ok = true;
     for (let i = 0; i < tests.length; i++) {
       if (!tests[i]!(args[i]!)) {
