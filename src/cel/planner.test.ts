@@ -161,6 +161,9 @@ describe("selection, presence and indexing", () => {
     { name: "in list", expr: "2 in [1, 2]", want: v(true) },
     { name: "in list heterogeneous", expr: "dyn(2.0) in [1, 2]", want: v(true), uncheckedOnly: true },
     { name: "in map", expr: "'a' in {'a': 1}", want: v(true) },
+    { name: "in constant string list", expr: "'c' in ['a', 'b', 'c']", want: v(true) },
+    { name: "not in constant string list", expr: "'d' in ['a', 'b', 'c']", want: v(false) },
+    { name: "int in constant string list", expr: "dyn(1) in ['a', 'b', 'c']", want: v(false), uncheckedOnly: true },
     { name: "in map uint key", expr: "dyn(1u) in {1: 2}", want: v(true), uncheckedOnly: true },
     { name: "not in map", expr: "'b' in {'a': 1}", want: v(false) },
   ]);

@@ -925,6 +925,16 @@ class Planner {
           if (e.args.length === 2 && !this.userOverloads(fn, ["in_list", "in_map", "in_message", "in"])) {
             const a = this.expr(e.args[0]!);
             const b = this.expr(e.args[1]!);
+            const rhs = e.args[1]!;
+            if (rhs.kind === "list" && rhs.optionalIndices.length === 0 && rhs.elements.length > 2 && rhs.elements.every((x) => x.kind === "const" && x.value.kind === "string")) {
+              // `x in ['a', 'b', …]`: a set lookup for strings (which equal only identical strings).
+              const set = new Set(rhs.elements.map((x) => (x as { value: { value: string } }).value.value));
+              const list = b([]) as readonly CelValue[];
+              return (f) => {
+                const x = a(f);
+                return typeof x === "string" ? set.has(x) : inList(x, list);
+              };
+            }
             return (f) => {
               const x = a(f);
               const c = b(f);
