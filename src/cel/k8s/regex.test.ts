@@ -24,6 +24,8 @@ describe("regex library", () => {
     [`"123 abc 456".findAll('[0-9]*')`, v(["123", "", "", "", "", "456"])],
     [`"".findAll('')`, v([""])],
     [`"abc".findAll('')`, v(["", "", "", ""])],
+    [`"abbc".findAll('b*')`, v(["", "bb", ""])],
+    [`"<a><b>".find('<.+?>')`, v("<a>")],
     [`"aaa".findAll('a*?')`, v(["", "", "", ""])],
     // Leftmost-first, not leftmost-longest.
     [`"abcd".find('a|ab|abc')`, v("a")],
