@@ -9,7 +9,7 @@ import type { Suite } from "./suite.js";
 /** Every suite, in report order. `notes` receives one-line remarks on what was wired. */
 export async function loadSuites(notes: string[] = []): Promise<Suite[]> {
   const ext = await loadExtensionLibraries();
-  notes.push(`libraries: standard${ext.found.length > 0 ? `, ${ext.found.join(", ")}` : " only (nothing under src/cel/ext yet)"}`);
+  notes.push(`libraries: standard, ${ext.found.join(", ")}`);
   for (const p of ext.problems) notes.push(`library problem: ${p}`);
   const ast = await loadAstToProto();
   if (ast.problem !== undefined) notes.push(`parser suite: ${ast.problem}`);
