@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import fc from "fast-check";
-import type { ParsedExpr } from "./ast.js";
+import type { Expr, ParsedExpr } from "./ast.js";
 import type { CheckedExpr } from "./checked.js";
 import type { TypeProvider } from "./decls.js";
 import { Env, type EnvOptions } from "./env.js";
@@ -402,5 +402,40 @@ describe("checked and unchecked plans agree (property)", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("cel.@block", () => {
+  // The parser's cel.block macro is not wired yet; these trees are what it produces.
+  let id = 1000;
+  const c = (value: bigint): Expr => ({ kind: "const", id: id++, value: { kind: "int", value } });
+  const ident = (name: string): Expr => ({ kind: "ident", id: id++, name });
+  const call = (fn: string, ...args: Expr[]): Expr => ({ kind: "call", id: id++, fn, args });
+  const block = (inits: Expr[], result: Expr): ParsedExpr => ({
+    expr: call("cel.@block", { kind: "list", id: id++, elements: inits, optionalIndices: [] }, result),
+    sourceInfo: { text: "", description: "<input>", lineOffsets: [], positions: new Map(), macroCalls: new Map() },
+  });
+  const env = new Env();
+
+  test("slots name earlier initializers and are evaluated lazily", () => {
+    const ast = block([c(1n), call("_+_", ident("@index0"), c(1n)), call("_/_", c(1n), c(0n))], call("_*_", ident("@index1"), c(2n)));
+    expect(env.program(ast).eval({})).toBe(4n);
+  });
+
+  test("an error in a slot is raised only where it is read, and absorbed like any error", () => {
+    const bad = call("_/_", c(1n), c(0n));
+    const absorbed = block([bad], call("_||_", { kind: "const", id: id++, value: { kind: "bool", value: true } }, call("_==_", ident("@index0"), c(1n))));
+    expect(env.program(absorbed).eval({})).toBe(true);
+    expect(() => env.program(block([bad], ident("@index0"))).eval({})).toThrow("division by zero");
+  });
+
+  test("each slot is computed once per evaluation", () => {
+    let calls = 0;
+    const lib = { name: "count", functions: [func("tick", overload("tick", [], INT, () => BigInt(++calls)))] };
+    const e = new Env({ libraries: [lib] });
+    const p = e.program(block([call("tick")], call("_+_", ident("@index0"), ident("@index0"))));
+    expect(p.eval({})).toBe(2n);
+    expect(p.eval({})).toBe(4n);
+    expect(calls).toBe(2);
   });
 });

@@ -129,7 +129,12 @@ interface Local {
   readonly slot: number;
   /** Accumulators may hold an error value (stored as the CelEvalError); reading rethrows it. */
   readonly accu: boolean;
+  /** A `cel.@block` slot: computed on first read in each evaluation of its block. */
+  readonly lazy?: Ev;
 }
+
+/** cel-go's block function (`cel.block` macro, common-subexpression elimination). */
+const BLOCK = "cel.@block";
 
 /** One way to read a (possibly qualified) name: a variable or constant plus field selections. */
 interface NameCandidate {
@@ -216,6 +221,23 @@ class Planner {
 
   private readLocal(l: Local): Ev {
     const slot = l.slot;
+    const lazy = l.lazy;
+    if (lazy !== undefined) {
+      return (f) => {
+        let v = f[slot];
+        if (v === UNRESOLVED) {
+          try {
+            v = lazy(f);
+          } catch (x) {
+            if (!(x instanceof CelEvalError)) throw x;
+            v = x;
+          }
+          f[slot] = v;
+        }
+        if (v instanceof CelEvalError) throw v;
+        return v;
+      };
+    }
     if (!l.accu) return (f) => f[slot];
     return (f) => {
       const v = f[slot];
@@ -857,6 +879,9 @@ class Planner {
     const fn = e.fn;
     if (e.target === undefined) {
       switch (fn) {
+        case BLOCK:
+          if (e.args.length === 2 && e.args[0]!.kind === "list") return this.block(e.args[0]!.elements, e.args[1]!);
+          break;
         case Op.logicalAnd:
           if (e.args.length === 2) return this.logical(e, false);
           break;
@@ -950,6 +975,35 @@ class Planner {
       if (special !== undefined) return special;
     }
     return this.functionCall(e);
+  }
+
+  /**
+   * cel-go's `cel.@block([e0, e1, …], result)` (what the `cel.block` macro and
+   * common-subexpression elimination produce): `@indexN` names `eN`, evaluated
+   * at most once per evaluation of the block and only when used; an error is
+   * remembered and raised where the slot is read.
+   */
+  private block(inits: readonly Expr[], result: Expr): Ev {
+    const scope = new Map<string, Local>();
+    this.scopes.push(scope);
+    try {
+      const slots: number[] = [];
+      const evs: Ev[] = [];
+      for (let i = 0; i < inits.length; i++) {
+        // Each initializer sees the slots before it.
+        evs.push(this.expr(inits[i]!));
+        const slot = this.nextSlot++;
+        slots.push(slot);
+        scope.set(`@index${i}`, { slot, accu: false, lazy: evs[i]! });
+      }
+      const body = this.expr(result);
+      return (f) => {
+        for (let i = 0; i < slots.length; i++) f[slots[i]!] = UNRESOLVED;
+        return body(f);
+      };
+    } finally {
+      this.scopes.pop();
+    }
   }
 
   /** Whether a library declares overloads of an operator beyond the standard ones (then dispatch normally). */
