@@ -86,6 +86,14 @@ export interface Library {
   readonly macros?: readonly MacroSet[];
   /** Needs `a.?b`, `a[?b]`, `[?x]` and `{?k: v}` syntax. */
   readonly optionalSyntax?: boolean;
+  /**
+   * Types the library registers by name, as cel-go's `cel.Types(...)` does: their
+   * names resolve as type identifiers (`type(x) == net.IP`). The environment
+   * composes them into its {@link TypeProvider}; an explicit provider is asked first.
+   * Only types a library really registers belong here (Kubernetes registers
+   * `net.IP` and `net.CIDR`, but not `kubernetes.Quantity`, which stays undeclared).
+   */
+  readonly types?: readonly CelType[];
 }
 
 /** Shorthand for a global overload. */

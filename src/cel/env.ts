@@ -11,6 +11,7 @@ import type { CheckedExpr } from "./checked.js";
 import { check } from "./checker.js";
 import type { FunctionDecl, Library, MacroSet, TypeProvider } from "./decls.js";
 import type { ParsedExpr } from "./ast.js";
+import { CelEvalError } from "./errors.js";
 import { parse } from "./parser.js";
 import { plan, type Program } from "./planner.js";
 import { STANDARD_LIBRARY } from "./std/index.js";
@@ -58,7 +59,6 @@ export class Env {
   constructor(options: EnvOptions = {}) {
     this.options = options;
     this.container = options.container ?? "";
-    this.typeProvider = options.typeProvider;
     this.homogeneousAggregateLiterals = options.homogeneousAggregateLiterals ?? false;
     this.crossTypeNumericComparisons = options.crossTypeNumericComparisons ?? false;
     this.validateLiterals = options.validateLiterals ?? false;
@@ -70,7 +70,9 @@ export class Env {
     const functions = new Map<string, FunctionDecl>();
     const macros = new Set<MacroSet>();
     let optionalSyntax = false;
+    const libraryTypes = new Map<string, CelType>();
     for (const lib of this.libraries) {
+      for (const t of lib.types ?? []) libraryTypes.set(t.name, t);
       for (const v of lib.variables ?? []) variables.set(v.name, v.type);
       for (const f of lib.functions ?? []) mergeFunction(functions, f);
       for (const m of lib.macros ?? []) macros.add(m);
@@ -81,6 +83,7 @@ export class Env {
     this.functions = functions;
     this.macros = macros;
     this.optionalSyntax = optionalSyntax;
+    this.typeProvider = withLibraryTypes(options.typeProvider, libraryTypes);
   }
 
   /** A new environment with these options layered over this one's (libraries and variables are added). */
@@ -117,6 +120,24 @@ export class Env {
   program(ast: ParsedExpr | CheckedExpr): Program {
     return plan(ast, this);
   }
+}
+
+/**
+ * The environment's type provider: the explicit one, asked first, then the
+ * types libraries register by name (which are opaque: no fields, not constructible).
+ * Checker and planner resolve type identifiers only through `Env.typeProvider`.
+ */
+function withLibraryTypes(provider: TypeProvider | undefined, types: ReadonlyMap<string, CelType>): TypeProvider | undefined {
+  if (types.size === 0) return provider;
+  return {
+    findType: (name) => provider?.findType(name) ?? types.get(name),
+    findFieldType: (typeName, field) => provider?.findFieldType(typeName, field),
+    newValue: (typeName, fields) => {
+      if (provider !== undefined && provider.findType(typeName) !== undefined) return provider.newValue(typeName, fields);
+      throw new CelEvalError(`unknown type: ${typeName}`);
+    },
+    findIdent: (name) => provider?.findIdent?.(name),
+  };
 }
 
 function mergeFunction(into: Map<string, FunctionDecl>, f: FunctionDecl): void {

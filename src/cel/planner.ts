@@ -32,7 +32,7 @@ import { compileRegex } from "./std/strings.js";
 import type { RE2JS } from "@bufbuild/re2";
 import { isMapKey, mapHas } from "./runtime/map.js";
 import { BUILTIN_TYPE_NAMES, CelType, DYN, OPTIONAL_NAME, type CelType as CelTypeT } from "./types.js";
-import { CelOptional, CelUint, type CelMapKey, type CelValue } from "./values.js";
+import { CelObject, CelOptional, CelUint, type CelMapKey, type CelValue } from "./values.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
@@ -1068,20 +1068,35 @@ class Planner {
       // A string or bool equals only the identical string or bool.
       const c = (cy ?? cx)!;
       const other = this.expr(cy !== undefined ? x : y);
+      // A host object on the left decides `==` itself (it may raise "no such overload").
+      if (cy !== undefined) {
+        return neg
+          ? (f) => {
+              const v = other(f);
+              return v instanceof CelObject ? !celEquals(v, c) : v !== c;
+            }
+          : (f) => {
+              const v = other(f);
+              return v instanceof CelObject ? celEquals(v, c) : v === c;
+            };
+      }
       return neg ? (f) => other(f) !== c : (f) => other(f) === c;
     }
     const intConst = (z: Expr): bigint | undefined => (z.kind === "const" && z.value.kind === "int" ? z.value.value : undefined);
     const iy = intConst(y) ?? intConst(x);
     if (iy !== undefined) {
-      const other = this.expr(intConst(y) !== undefined ? x : y);
+      const constRight = intConst(y) !== undefined;
+      const other = this.expr(constRight ? x : y);
+      // Operand order kept for host objects, which decide `==` only on the left.
+      const eq = constRight ? (v: CelValue) => celEquals(v, iy) : (v: CelValue) => celEquals(iy, v);
       return neg
         ? (f) => {
             const v = other(f);
-            return typeof v === "bigint" ? v !== iy : !celEquals(v, iy);
+            return typeof v === "bigint" ? v !== iy : !eq(v);
           }
         : (f) => {
             const v = other(f);
-            return typeof v === "bigint" ? v === iy : celEquals(v, iy);
+            return typeof v === "bigint" ? v === iy : eq(v);
           };
     }
     const a = this.expr(x);

@@ -106,8 +106,13 @@ export abstract class CelObject {
    * `optional.ofNonZeroValue` asks; absent means "never zero".
    */
   isZeroValue?(): boolean;
-  /** CEL `==` between this and a value of the same type. */
-  equals(other: CelObject): boolean {
+  /**
+   * CEL `==` with this value on the left: `other` is any non-null value, possibly
+   * of another type and possibly this very instance (cel-go's `ref.Val.Equal`).
+   * Return false for a value of another type, or throw {@link CelEvalError}
+   * ("no such overload") where the Go type does. The default is identity.
+   */
+  equals(other: CelValue): boolean {
     return this === other;
   }
 }

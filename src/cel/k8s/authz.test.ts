@@ -296,8 +296,10 @@ const cases: [string, Case][] = [
     "decisions have no equality",
     { expr: "authorizer.path('/a').check('get') != authorizer.path('/a').check('get')", authz: denyAll, want: { error: "no such overload" } },
   ],
-  // Deviation: the engine's `==` treats a value as equal to itself before asking the type (Kubernetes: "no such overload").
-  ["the very same value is equal to itself", { expr: "authorizer == authorizer", authz: denyAll, want: true }],
+  // As in Kubernetes: the type decides `==` even for the very same value.
+  ["the very same value has no equality either", { expr: "authorizer == authorizer", authz: denyAll, want: { error: "no such overload" } }],
+  // cel-go list equality treats an element error as "not unequal".
+  ["inside a list the error counts as equal", { expr: "[authorizer] == [authorizer]", authz: denyAll, want: true }],
   ["errors are absorbed by ||", { expr: "authorizer.path('').check('get').allowed() || true", authz: denyAll, want: true }],
 ];
 

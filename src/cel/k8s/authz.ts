@@ -185,7 +185,7 @@ export const DECISION_TYPE = messageType("kubernetes.authorization.Decision");
 
 /** Receiver-only values: no fields, and `==` is "no such overload" as in Kubernetes. */
 abstract class ReceiverOnly extends CelObject {
-  override equals(_other: CelObject): boolean {
+  override equals(_other: CelValue): boolean {
     throw new CelEvalError("no such overload");
   }
   /** Nominal size for the cost model. */

@@ -32,7 +32,7 @@ import { func, memberOverload, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { goQuote } from "../ext/go-format.js";
 import { BOOL, INT, STRING, opaqueType } from "../types.js";
-import { CelObject } from "../values.js";
+import { CelObject, type CelValue } from "../values.js";
 import { CelIP, IP_TYPE, parseIPAddr } from "./ip.js";
 import {
   FIXED_1,
@@ -58,8 +58,10 @@ export class CelCIDR extends CelObject {
     super();
   }
   /** Go `netip.Prefix` equality: same address (host bits included) and length. */
-  override equals(other: CelObject): boolean {
-    return other instanceof CelCIDR && this.prefix.equals(other.prefix);
+  /** Go `CIDR.Equal`: another type is "no such overload". */
+  override equals(other: CelValue): boolean {
+    if (!(other instanceof CelCIDR)) throw new CelEvalError("no such overload");
+    return this.prefix.equals(other.prefix);
   }
   override toString(): string {
     return this.prefix.toString();
@@ -131,6 +133,8 @@ export function cidrContainsCIDRString(c: CelCIDR, s: string): boolean {
 
 export const CIDR_LIBRARY: Library = {
   name: "kubernetes.net.cidr",
+  /** `cel.Types(CIDRType)`: `net.CIDR` is a type identifier. */
+  types: [CIDR_TYPE],
   functions: [
     func("cidr", overload("string_to_cidr", [STRING], CIDR_TYPE, stringToCIDR)),
     func(

@@ -25,9 +25,10 @@
  * Formats compare equal when their names are equal.
  */
 import { func, memberOverload, overload, type Library } from "../decls.js";
+import { CelEvalError } from "../errors.js";
 import { compileRegex } from "../std/strings.js";
 import { STRING, listType, opaqueType, optionalType } from "../types.js";
-import { CelObject, CelOptional } from "../values.js";
+import { CelObject, CelOptional, type CelValue } from "../values.js";
 import {
   FIXED_1,
   STRING_TRAVERSAL_COST_FACTOR,
@@ -51,8 +52,10 @@ export class CelFormat extends CelObject {
   ) {
     super();
   }
-  override equals(other: CelObject): boolean {
-    return other instanceof CelFormat && this.name === other.name;
+  /** Go `Format.Equal`: another type is "no such overload". */
+  override equals(other: CelValue): boolean {
+    if (!(other instanceof CelFormat)) throw new CelEvalError("no such overload");
+    return this.name === other.name;
   }
 }
 

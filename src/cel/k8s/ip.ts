@@ -45,8 +45,10 @@ export class CelIP extends CelObject {
     super();
   }
   /** Go `netip.Addr` equality (family, bits, zone). */
-  override equals(other: CelObject): boolean {
-    return other instanceof CelIP && this.addr.equals(other.addr);
+  /** Go `IP.Equal`: another type is "no such overload" (cel-go asks the left operand). */
+  override equals(other: CelValue): boolean {
+    if (!(other instanceof CelIP)) throw new CelEvalError("no such overload");
+    return this.addr.equals(other.addr);
   }
   override toString(): string {
     return this.addr.toString();
@@ -97,6 +99,8 @@ export function ipIsCanonical(s: string): boolean {
 
 export const IP_LIBRARY: Library = {
   name: "kubernetes.net.ip",
+  /** `cel.Types(IPType)`: `net.IP` is a type identifier. */
+  types: [IP_TYPE],
   functions: [
     func("ip", overload("string_to_ip", [STRING], IP_TYPE, stringToIP)),
     func(

@@ -35,7 +35,7 @@
 import { func, memberOverload, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { BOOL, DOUBLE, INT, STRING, opaqueType } from "../types.js";
-import { CelObject, INT64_MAX, INT64_MIN } from "../values.js";
+import { CelObject, INT64_MAX, INT64_MIN, type CelValue } from "../values.js";
 import {
   FIXED_1,
   STRING_TRAVERSAL_COST_FACTOR,
@@ -464,9 +464,9 @@ export class Quantity extends CelObject {
   }
 
   /** `Quantity.Equal` as the CEL wrapper calls it (both sides by value). */
-  override equals(other: CelObject): boolean {
-    if (!(other instanceof Quantity)) return false;
-    if (other.pointer) throw new CelEvalError("no such overload");
+  /** Go `Quantity.Equal`: another type (or a `*Quantity`) is "no such overload". */
+  override equals(other: CelValue): boolean {
+    if (!(other instanceof Quantity) || other.pointer) throw new CelEvalError("no such overload");
     return this.shallowCopy().cmp(other) === 0;
   }
 }

@@ -18,7 +18,7 @@ import { func, memberOverload, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { goQuote } from "../ext/go-format.js";
 import { BOOL, INT, STRING, opaqueType } from "../types.js";
-import { CelObject } from "../values.js";
+import { CelObject, type CelValue } from "../values.js";
 import { FIXED_1, STRING_TRAVERSAL_COST_FACTOR, UNKNOWN_SIZE, actualSize, multiplyByCostFactor, scaleRange, type CostEntry } from "./cost-model.js";
 
 export const SEMVER_TYPE = opaqueType("kubernetes.Semver");
@@ -64,8 +64,10 @@ export class Semver extends CelObject {
     return i === this.pre.length ? -1 : 1;
   }
 
-  override equals(other: CelObject): boolean {
-    return other instanceof Semver && this.compare(other) === 0;
+  /** Go `Semver.Equal`: another type is "no such overload". */
+  override equals(other: CelValue): boolean {
+    if (!(other instanceof Semver)) throw new CelEvalError("no such overload");
+    return this.compare(other) === 0;
   }
 
   /** blang `Version.String`. */

@@ -32,8 +32,10 @@ export class CelURL extends CelObject {
   override toString(): string {
     return urlString(this.url);
   }
-  override equals(other: CelObject): boolean {
-    return other instanceof CelURL && urlString(this.url) === urlString(other.url);
+  /** Go `URL.Equal`: another type is "no such overload". */
+  override equals(other: CelValue): boolean {
+    if (!(other instanceof CelURL)) throw new CelEvalError("no such overload");
+    return urlString(this.url) === urlString(other.url);
   }
 }
 

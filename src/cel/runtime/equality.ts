@@ -1,7 +1,15 @@
 /**
  * CEL equality and ordering with heterogeneous numeric semantics: `1 == 1.0`,
  * `1u == 1`, and `[1] == [1.0]` are true; values of different kinds are simply
- * unequal (never an error). NaN is unequal to everything, itself included.
+ * unequal. NaN is unequal to everything, itself included.
+ *
+ * Host objects ({@link CelObject}) on the left of `==` decide it themselves, as
+ * cel-go's `lhs.Equal(rhs)` does: also for the same instance and for a right-hand
+ * side of another type, so Kubernetes types can raise "no such overload"
+ * (`authorizer == authorizer`, `dyn(ip('1.2.3.4')) == '1.2.3.4'`). `null` on
+ * either side is handled first (cel-go `types.Equal`): never an error. Inside
+ * list and map equality such an error counts as "not unequal", as in cel-go,
+ * where only an element comparison that returns `false` makes containers unequal.
  */
 import { CelType } from "../types.js";
 import { CelDuration, CelObject, CelOptional, CelTimestamp, CelUint, type CelMapKey, type CelValue } from "../values.js";
@@ -10,7 +18,10 @@ import { typeOf } from "./type-of.js";
 import { mapGet } from "./map.js";
 
 export function celEquals(a: CelValue, b: CelValue): boolean {
-  if (a === b) return typeof a !== "number" || !Number.isNaN(a);
+  if (a === b) {
+    if (typeof a === "number") return !Number.isNaN(a);
+    return a instanceof CelObject ? a.equals(a) : true;
+  }
   switch (typeof a) {
     case "string":
     case "boolean":
@@ -34,14 +45,14 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
   }
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!celEquals(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!elementEquals(a[i], b[i])) return false;
     return true;
   }
   if (a instanceof Map) {
     if (!(b instanceof Map) || a.size !== b.size) return false;
     for (const [k, v] of a as ReadonlyMap<CelMapKey, CelValue>) {
       const other = mapGet(b as ReadonlyMap<CelMapKey, CelValue>, k);
-      if (other === undefined || !celEquals(v, other)) return false;
+      if (other === undefined || !elementEquals(v, other)) return false;
     }
     return true;
   }
@@ -58,10 +69,19 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
     if (a.value === undefined || b.value === undefined) return a.value === b.value;
     return celEquals(a.value, b.value);
   }
-  if (a instanceof CelObject) {
-    return b instanceof CelObject && a.celType.name === b.celType.name && a.equals(b);
-  }
+  if (a instanceof CelObject) return a.equals(b);
   return false;
+}
+
+/** Equality of container elements: an error (only host objects raise one) counts as equal, as in cel-go. */
+function elementEquals(a: CelValue, b: CelValue): boolean {
+  if (!(a instanceof CelObject)) return celEquals(a, b);
+  try {
+    return celEquals(a, b);
+  } catch (e) {
+    if (e instanceof CelEvalError) return true;
+    throw e;
+  }
 }
 
 /**
