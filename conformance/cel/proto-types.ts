@@ -163,7 +163,7 @@ export class ProtoObject extends CelObject {
     return toBinary(this.desc, this.message).length === 0;
   }
 
-  override equals(other: CelObject): boolean {
+  override equals(other: CelValue): boolean {
     if (!(other instanceof ProtoObject) || other.desc.typeName !== this.desc.typeName) return false;
     return equals(this.desc, this.message, other.message, { registry: this.provider.registry, unpackAny: true });
   }
