@@ -185,6 +185,12 @@ describe("evaluation", () => {
     expect((await cli("cel", "big - 1", "--vars", vars)).stdout).toBe("9223372036854775806\n");
   });
 
+  it("variables named like Object.prototype members are ordinary variables", async () => {
+    expect((await cli("cel", "__proto__ + constructor", "--var", "__proto__=1", "--var", "constructor=2")).stdout).toBe("3\n");
+    const vars = file("proto.json", '{"__proto__": {"a": 1}, "toString": "x"}');
+    expect((await cli("cel", "[__proto__.a, toString]", "--vars", vars)).stdout).toBe('[1,"x"]\n');
+  });
+
   it("JSON --vars and --var: later ones override earlier ones", async () => {
     const a = file("a.json", '{"x": 1, "y": "from a"}');
     const b = file("b.yaml", "x: 2\n");

@@ -41,8 +41,8 @@ export const EXTENSION_LIBRARIES: readonly Library[] = [
 ];
 
 export function cliEnv(variableNames: Iterable<string>): Env {
-  const variables: Record<string, CelType> = {};
-  for (const name of variableNames) variables[name] = DYN;
+  // fromEntries defines own properties, so even a variable named __proto__ is declared.
+  const variables: Record<string, CelType> = Object.fromEntries([...variableNames].map((name) => [name, DYN]));
   return new Env({
     variables,
     libraries: EXTENSION_LIBRARIES,
