@@ -87,16 +87,20 @@ export function sameGVR(a: GroupVersionResource, b: GroupVersionResource): boole
 }
 
 /**
- * `meta.UnsafeGuessKindToResource`: the lowercase kind, pluralised (`-s` → `-ses`, `-y` → `-ies`,
- * else `+s`), except kinds ending in `endpoints`, which are already plural. Matches the plural of
- * every built-in kind of 1.36 (checked by the tests); CRDs declare their own plural.
+ * A resource name for a kind the catalog does not know: the lowercase kind, pluralised. Based on
+ * `meta.UnsafeGuessKindToResource` (`-s` → `-ses`, `-y` → `-ies`, else `+s`; kinds ending in
+ * `endpoints` are already plural), which gives every built-in plural of 1.36 (checked by the
+ * tests), with two English corrections where Go's guess is known to be wrong and CRD authors (and
+ * kubebuilder's pluralizer) write the English plural: a vowel before `y` takes `+s`
+ * (`Gateway` → `gateways`, Go: `gatewaies`) and `-ch`/`-sh`/`-x`/`-z` take `+es`
+ * (`Patch` → `patches`). Only a fallback: register CRDs to use their declared plural.
  */
 export function guessResourceForKind(kind: string): string {
   const singular = kind.toLowerCase();
   if (singular === "") return "";
   if (singular.endsWith("endpoints")) return singular;
-  if (singular.endsWith("s")) return `${singular}es`;
-  if (singular.endsWith("y")) return `${singular.slice(0, -1)}ies`;
+  if (/(s|ch|sh|x|z)$/.test(singular)) return `${singular}es`;
+  if (/[^aeiou]y$/.test(singular)) return `${singular.slice(0, -1)}ies`;
   return `${singular}s`;
 }
 
