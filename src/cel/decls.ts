@@ -94,6 +94,31 @@ export interface Library {
    * `net.IP` and `net.CIDR`, but not `kubernetes.Quantity`, which stays undeclared).
    */
   readonly types?: readonly CelType[];
+  /**
+   * Cost rules of this library's overloads, by overload id (see `cost.ts`):
+   * how the static estimator and run-time cost tracking charge a call. An
+   * overload not listed costs as cel-go's default (1, or the standard rule).
+   * The Kubernetes libraries' `cost` tables (`k8s/cost-model.ts` `CostEntry`) fit.
+   */
+  readonly costs?: Readonly<Record<string, OverloadCost>>;
+}
+
+/** A uint64 size or cost range as cel-go's checker tracks it (`max` saturates at 2^64-1). */
+export interface CostRange {
+  readonly min: bigint;
+  readonly max: bigint;
+}
+
+/** How one overload is charged (cel-go `EstimateCallCost` / `CallCost`). */
+export interface OverloadCost {
+  /**
+   * Compile time: the call's cost given the size estimates of its arguments
+   * (without the receiver), the receiver's (`target`) and, for string/bytes
+   * receivers, the element size. Undefined: the standard rule (or 1) applies.
+   */
+  readonly estimate?: (args: readonly CostRange[], target?: CostRange, element?: CostRange) => CostRange | undefined;
+  /** Run time: the call's cost given its evaluated arguments, receiver first. */
+  readonly actual?: (args: readonly CelValue[]) => bigint | number;
 }
 
 /** Shorthand for a global overload. */

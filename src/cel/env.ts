@@ -16,6 +16,7 @@ import { parse } from "./parser.js";
 import { plan, type Program } from "./planner.js";
 import { STANDARD_LIBRARY } from "./std/index.js";
 import type { CelType } from "./types.js";
+import type { CostOptions } from "./cost-runtime.js";
 
 export interface EnvOptions {
   /** Namespace against which names resolve, as in cel-go's `Container` (e.g. `cel.expr.conformance.proto3`). */
@@ -38,6 +39,8 @@ export interface EnvOptions {
   /** Parser limits (cel-go defaults: 250 and 100,000). */
   readonly maxRecursionDepth?: number;
   readonly expressionSizeCodePointLimit?: number;
+  /** How costs are counted (cel-go defaults; Kubernetes: `KUBERNETES_COST_OPTIONS` from `cost.ts`). */
+  readonly cost?: CostOptions;
 }
 
 export class Env {
@@ -54,6 +57,7 @@ export class Env {
   readonly maxRecursionDepth: number;
   readonly expressionSizeCodePointLimit: number;
   readonly libraries: readonly Library[];
+  readonly cost: CostOptions;
   private readonly options: EnvOptions;
 
   constructor(options: EnvOptions = {}) {
@@ -65,6 +69,7 @@ export class Env {
     this.maxRecursionDepth = options.maxRecursionDepth ?? 250;
     this.expressionSizeCodePointLimit = options.expressionSizeCodePointLimit ?? 100_000;
     this.libraries = [STANDARD_LIBRARY, ...(options.libraries ?? [])];
+    this.cost = options.cost ?? {};
 
     const variables = new Map<string, CelType>();
     const functions = new Map<string, FunctionDecl>();

@@ -33,10 +33,42 @@ import type { RE2JS } from "@bufbuild/re2";
 import { isMapKey, mapHas } from "./runtime/map.js";
 import { BUILTIN_TYPE_NAMES, CelType, DYN, OPTIONAL_NAME, type CelType as CelTypeT } from "./types.js";
 import { CelObject, CelOptional, CelUint, type CelMapKey, type CelValue } from "./values.js";
+import {
+  absorbable,
+  CelCostLimitError,
+  equalityCost,
+  libraryCosts,
+  LIST_CREATE_BASE_COST,
+  MAP_CREATE_BASE_COST,
+  matchesCost,
+  stdCallCost,
+  STRUCT_CREATE_BASE_COST,
+  VARIABLE_COST_OVERLOADS,
+  actualSize,
+  type CostOptions,
+} from "./cost-runtime.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
   resolve(name: string): CelValue | undefined;
+}
+
+/** Options of one evaluation. */
+export interface EvalOptions {
+  /**
+   * Cost limit of this evaluation (cel-go `CostLimit`): Kubernetes' per-call
+   * limit `PER_CALL_LIMIT` (1,000,000), or a caller's remaining budget
+   * (`RUNTIME_CEL_COST_BUDGET` per mutation, …), whichever is smaller. When the
+   * running cost exceeds it, evaluation stops at once (inside comprehensions
+   * too) with a {@link CelCostLimitError}. Setting it turns cost tracking on.
+   */
+  readonly costLimit?: number | bigint;
+}
+
+/** A value with the evaluation's actual cost (cel-go `EvalDetails.ActualCost`). */
+export interface CostedResult {
+  readonly value: CelValue;
+  readonly cost: number;
 }
 
 export interface Program {
@@ -45,8 +77,19 @@ export interface Program {
    * {@link Activation} (anything with a `resolve` function) or a plain object whose
    * properties name the variables (inherited ones too, e.g. getters, but never
    * Object.prototype's); `undefined` means unbound. Never mutates the bindings.
+   *
+   * Without options (or without `costLimit`) no cost is tracked; with a
+   * `costLimit`, cost is tracked and {@link Program.lastCost} is set.
    */
-  eval(vars?: Activation | Readonly<Record<string, CelValue>>): CelValue;
+  eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue;
+  /**
+   * Evaluates with cost tracking (cel-go's `OptTrackCost`) and returns the value
+   * with its actual cost, counted as cel-go v0.26 counts it (see `cost-runtime.ts`).
+   * Throws like `eval`; {@link CelCostLimitError} when `costLimit` is exceeded.
+   */
+  evalWithCost(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CostedResult;
+  /** The actual cost of the last tracked evaluation of this program (also set when it threw). */
+  readonly lastCost: number | undefined;
 }
 
 // biome-ignore lint: the frame holds values of every kind.
@@ -64,23 +107,57 @@ const PROTO_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(
 const OPTIONAL_TYPE = new CelType("opaque", OPTIONAL_NAME, [DYN]);
 const EMPTY: Record<string, CelValue> = Object.freeze({}) as Record<string, CelValue>;
 
+// ------------------------------------------------------------------ cost tracking state
+// Evaluation is synchronous, so the running cost of the tracked evaluation in
+// progress lives in module state (saved and restored around each tracked eval,
+// so a nested evaluation does not disturb an outer one). Tracking closures add
+// to it and compare with the limit; untracked closures never touch it.
+let costAcc = 0;
+let costLimit = Infinity;
+
+/** Adds `n` to the running cost; throws once the limit is exceeded. */
+function charge(n: number): void {
+  costAcc += n;
+  if (costAcc > costLimit) throw new CelCostLimitError(costLimit, costAcc);
+}
+
+/** Wraps a closure to charge `n` after it evaluated. */
+function charged(ev: Ev, n: number): Ev {
+  if (n === 0) return ev;
+  return (f) => {
+    const v = ev(f);
+    costAcc += n;
+    if (costAcc > costLimit) throw new CelCostLimitError(costLimit, costAcc);
+    return v;
+  };
+}
+
 export function plan(ast: ParsedExpr | CheckedExpr, env: Env): Program {
-  const p = new Planner(env, isChecked(ast) ? ast : undefined);
+  const p = new Planner(env, isChecked(ast) ? ast : undefined, false);
   const root = p.expr(ast.expr);
-  return new CompiledProgram(root, p.nextSlot);
+  return new CompiledProgram(root, p.nextSlot, () => {
+    const tp = new Planner(env, isChecked(ast) ? ast : undefined, true);
+    const troot = tp.expr(ast.expr);
+    return { root: troot, size: tp.nextSlot };
+  }, ast.sourceInfo?.text);
 }
 
 class CompiledProgram implements Program {
   /** The initial frame, copied per evaluation. */
   private readonly template: Frame;
+  private tracked: { readonly root: Ev; readonly template: Frame } | undefined;
+  lastCost: number | undefined = undefined;
   constructor(
     private readonly root: Ev,
     size: number,
+    private readonly planTracked: () => { root: Ev; size: number },
+    private readonly source: string | undefined,
   ) {
     this.template = new Array(size).fill(UNRESOLVED);
   }
 
-  eval(vars?: Activation | Readonly<Record<string, CelValue>>): CelValue {
+  eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue {
+    if (options !== undefined && options.costLimit !== undefined) return this.evalWithCost(vars, options).value;
     // A fresh copy of a small template array per evaluation measured faster than
     // reusing one frame (which needs re-entrancy guards, try/finally and a reset),
     // is re-entrant for free, and keeps no reference to the evaluation's data.
@@ -89,6 +166,38 @@ class CompiledProgram implements Program {
     f[BINDINGS] = b;
     f[IS_ACTIVATION] = typeof (b as Activation).resolve === "function";
     return this.root(f);
+  }
+
+  evalWithCost(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CostedResult {
+    let t = this.tracked;
+    if (t === undefined) {
+      // The tracking variant is planned on first use: programs never evaluated with cost pay nothing.
+      const p = this.planTracked();
+      t = { root: p.root, template: new Array(p.size).fill(UNRESOLVED) };
+      this.tracked = t;
+    }
+    const f = t.template.slice();
+    const b = vars ?? EMPTY;
+    f[BINDINGS] = b;
+    f[IS_ACTIVATION] = typeof (b as Activation).resolve === "function";
+    const savedAcc = costAcc;
+    const savedLimit = costLimit;
+    const limit = options?.costLimit;
+    costAcc = 0;
+    costLimit = limit === undefined ? Infinity : Number(limit);
+    try {
+      const value = t.root(f);
+      // An exceeded limit whose error an `||` could not absorb still ends here.
+      if (costAcc > costLimit) throw new CelCostLimitError(costLimit, costAcc);
+      return { value, cost: costAcc };
+    } catch (x) {
+      if (x instanceof CelCostLimitError && x.expression === undefined) x.expression = this.source;
+      throw x;
+    } finally {
+      this.lastCost = costAcc;
+      costAcc = savedAcc;
+      costLimit = savedLimit;
+    }
   }
 }
 
@@ -167,16 +276,279 @@ class Planner {
   private readonly types: CheckedExpr["typeMap"] | undefined;
   private readonly cache: EnvCache;
 
+  /** Whether closures charge costs (the tracking variant); toggled off while planning a static-cost subtree. */
+  private tracking: boolean;
+  private readonly presenceCost: number;
+  private readonly folding: boolean;
+  private readonly libCosts: ReadonlyMap<string, import("./decls.js").OverloadCost>;
+  private costedFns: Set<string> | undefined;
+
   constructor(
     private readonly env: Env,
     checked: CheckedExpr | undefined,
+    tracking: boolean,
   ) {
     this.refs = checked?.referenceMap;
     this.types = checked?.typeMap;
     this.cache = envCache(env);
+    this.tracking = tracking;
+    const opts: CostOptions = env.cost ?? {};
+    this.presenceCost = opts.presenceTestHasCost === false ? 0 : 1;
+    this.folding = opts.constantFolding === true;
+    this.libCosts = tracking ? libraryCosts(env.libraries) : new Map();
   }
 
   expr(e: Expr): Ev {
+    if (!this.tracking) return this.plainExpr(e);
+    const s = this.staticCost(e);
+    if (s !== undefined) {
+      // A subtree whose cost does not depend on values: planned untracked, charged once.
+      this.tracking = false;
+      let ev: Ev;
+      try {
+        ev = this.plainExpr(e);
+      } finally {
+        this.tracking = true;
+      }
+      return charged(ev, s);
+    }
+    return charged(this.plainExpr(e), this.ownCost(e));
+  }
+
+  // ------------------------------------------------------------------ cost
+
+  /** Whether cel-go plans this node as an attribute (so a qualifier on it adds no attribute cost of its own). */
+  private isAttribute(e: Expr): boolean {
+    switch (e.kind) {
+      case "ident":
+        return this.refs?.get(e.id)?.value === undefined && !this.isStaticName(e.id, e.name);
+      case "select":
+        if (e.testOnly) return true;
+        return this.refs?.get(e.id)?.value === undefined;
+      case "call":
+        return (
+          e.target === undefined &&
+          (e.fn === Op.index || e.fn === Op.optIndex || e.fn === Op.optSelect || e.fn === Op.conditional)
+        );
+      default:
+        return false;
+    }
+  }
+
+  /** A checked identifier that names a type (a constant at run time). */
+  private isStaticName(id: number, name: string): boolean {
+    if (this.refs === undefined) return false;
+    const refName = this.refs.get(id)?.name ?? name;
+    if (this.lookupLocal(refName) !== undefined) return false;
+    const n = refName.startsWith(".") ? refName.slice(1) : refName;
+    return !this.env.variables.has(n) && this.staticIdent(n) !== undefined;
+  }
+
+  /** cel-go `OptOptimize` folds this literal or conversion into a constant. */
+  private isConstLiteral(e: Expr): boolean {
+    switch (e.kind) {
+      case "const":
+        return true;
+      case "list":
+        return this.folding && e.optionalIndices.length === 0 && e.elements.every((x) => this.isConstLiteral(x));
+      case "map":
+        return this.folding && e.entries.every((x) => !x.optional && this.isConstLiteral(x.key) && this.isConstLiteral(x.value));
+      case "call":
+        return this.folding && e.target === undefined && e.args.length === 1 && CONVERSIONS.has(e.fn) && this.isConstLiteral(e.args[0]!);
+      default:
+        return false;
+    }
+  }
+
+  /** Names of functions some overload of which has a library cost rule. */
+  private costedFunctions(): Set<string> {
+    if (this.costedFns === undefined) {
+      const out = new Set<string>();
+      for (const d of this.env.functions.values()) {
+        if (d.overloads.some((o) => this.libCosts.has(o.id))) out.add(d.name.slice(d.name.lastIndexOf(".") + 1));
+      }
+      this.costedFns = out;
+    }
+    return this.costedFns;
+  }
+
+  /** cel-go's overload id for a call's cost: the checker's single overload, else "" (dynamic dispatch). */
+  private costOverloadId(e: CallExpr): string {
+    const ids = this.refs?.get(e.id)?.overloadIds;
+    return ids !== undefined && ids.length === 1 ? ids[0]! : "";
+  }
+
+  /**
+   * The whole cost of a subtree when it does not depend on run-time values
+   * (no short-circuit, comprehension or size-dependent call inside), else undefined.
+   */
+  private staticCost(e: Expr): number | undefined {
+    switch (e.kind) {
+      case "const":
+        return 0;
+      case "ident":
+        if (this.refs?.get(e.id)?.value !== undefined || this.isStaticName(e.id, e.name)) return 0;
+        return 1;
+      case "select": {
+        const ref = this.refs?.get(e.id);
+        if (ref !== undefined && !e.testOnly && (ref.name !== undefined || ref.value !== undefined)) {
+          return ref.value !== undefined || this.isStaticName(e.id, ref.name ?? e.field) ? 0 : 1;
+        }
+        const op = this.staticCost(e.operand);
+        if (op === undefined) return undefined;
+        if (e.testOnly) return op + this.presenceCost;
+        return op + 1 + (this.isAttribute(e.operand) ? 0 : 1);
+      }
+      case "list": {
+        if (this.isConstLiteral(e)) return 0;
+        let sum = LIST_CREATE_BASE_COST;
+        for (const x of e.elements) {
+          const c = this.staticCost(x);
+          if (c === undefined) return undefined;
+          sum += c;
+        }
+        return sum;
+      }
+      case "map": {
+        if (this.isConstLiteral(e)) return 0;
+        let sum = MAP_CREATE_BASE_COST;
+        for (const x of e.entries) {
+          const k = this.staticCost(x.key);
+          const v = this.staticCost(x.value);
+          if (k === undefined || v === undefined) return undefined;
+          sum += k + v;
+        }
+        return sum;
+      }
+      case "struct": {
+        let sum = STRUCT_CREATE_BASE_COST;
+        for (const x of e.fields) {
+          const v = this.staticCost(x.value);
+          if (v === undefined) return undefined;
+          sum += v;
+        }
+        return sum;
+      }
+      case "comprehension":
+        return undefined;
+      case "call":
+        return this.staticCallCost(e);
+    }
+  }
+
+  private staticCallCost(e: CallExpr): number | undefined {
+    if (this.isConstLiteral(e)) return 0;
+    const fn = e.fn;
+    let own: number;
+    if (e.target === undefined) {
+      switch (fn) {
+        case BLOCK:
+        case Op.logicalAnd:
+        case Op.logicalOr:
+        case Op.conditional:
+          return undefined;
+        case Op.equals:
+        case Op.notEquals: {
+          if (e.args.length !== 2 || !this.scalarTyped(e.args[0]!) || !this.scalarTyped(e.args[1]!)) return undefined;
+          own = 1;
+          break;
+        }
+        case Op.in: {
+          if (e.args.length !== 2) return undefined;
+          if (this.foldedMembership(e.args[1]!)) own = 0;
+          else if (this.costOverloadId(e) === "in_list") return undefined;
+          else own = 1;
+          break;
+        }
+        case Op.index:
+        case Op.optIndex:
+        case Op.optSelect:
+          if (e.args.length !== 2) return undefined;
+          // An attribute used as the index is resolved as a qualifier: not charged its own 1.
+          own = 1 + (this.isAttribute(e.args[0]!) ? 0 : 1) - (this.discountable(e.args[1]!) && this.staticCost(e.args[1]!)! >= 1 ? 1 : 0);
+          break;
+        default:
+          own = this.fixedCallCost(e);
+      }
+    } else {
+      if ((fn === "or" || fn === "orValue") && e.args.length === 1) return undefined;
+      own = this.fixedCallCost(e);
+    }
+    if (own < 0) return undefined;
+    let sum = own;
+    if (e.target !== undefined) {
+      const c = this.staticCost(e.target);
+      if (c === undefined) return undefined;
+      sum += c;
+    }
+    for (const a of e.args) {
+      const c = this.staticCost(a);
+      if (c === undefined) return undefined;
+      sum += c;
+    }
+    return sum;
+  }
+
+  /** A function call's own cost when it is fixed (1), or -1 when it depends on the arguments. */
+  private fixedCallCost(e: CallExpr): number {
+    if (this.costedFunctions().has(e.fn)) return -1;
+    const id = this.costOverloadId(e);
+    if (VARIABLE_COST_OVERLOADS.has(id)) return -1;
+    return 1;
+  }
+
+  /** `x in [constant primitives]` that cel-go's optimizer turns into a set lookup (cost 0). */
+  private foldedMembership(rhs: Expr): boolean {
+    if (!this.folding || rhs.kind !== "list" || !this.isConstLiteral(rhs)) return false;
+    return rhs.elements.every((x) => x.kind === "const" && x.value.kind !== "bytes");
+  }
+
+  /** Whether the checker typed the node with a type whose values have size 1. */
+  private scalarTyped(e: Expr): boolean {
+    if (e.kind === "const") return e.value.kind !== "string" && e.value.kind !== "bytes";
+    const t = this.types?.get(e.id);
+    if (t === undefined) return false;
+    switch (t.kind) {
+      case "bool":
+      case "int":
+      case "uint":
+      case "double":
+      case "timestamp":
+      case "duration":
+      case "null":
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** The own cost of a node whose subtree is not static (children charge their own). */
+  private ownCost(e: Expr): number {
+    switch (e.kind) {
+      case "select": {
+        if (e.testOnly) return this.presenceCost;
+        // select() fuses a chain of plain selections into one closure: charge every qualifier.
+        let n = 1;
+        let base: Expr = e.operand;
+        while (base.kind === "select" && !base.testOnly && !this.resolvedByName(base)) {
+          n++;
+          base = base.operand;
+        }
+        return n + (this.isAttribute(base) ? 0 : 1);
+      }
+      case "list":
+        return this.isConstLiteral(e) ? 0 : LIST_CREATE_BASE_COST;
+      case "map":
+        return this.isConstLiteral(e) ? 0 : MAP_CREATE_BASE_COST;
+      case "struct":
+        return STRUCT_CREATE_BASE_COST;
+      default:
+        // Calls and comprehensions charge inside their closures.
+        return 0;
+    }
+  }
+
+  private plainExpr(e: Expr): Ev {
     switch (e.kind) {
       case "const": {
         const c = e.value;
@@ -229,7 +601,7 @@ class Planner {
           try {
             v = lazy(f);
           } catch (x) {
-            if (!(x instanceof CelEvalError)) throw x;
+            if (!absorbable(x)) throw x;
             v = x;
           }
           f[slot] = v;
@@ -618,7 +990,7 @@ class Planner {
         try {
           accu = init(f);
         } catch (x) {
-          if (!(x instanceof CelEvalError)) throw x;
+          if (!absorbable(x)) throw x;
           accu = x;
         }
         f[accuSlot] = accu;
@@ -629,14 +1001,14 @@ class Planner {
             try {
               c = cond(f);
             } catch (x) {
-              if (!(x instanceof CelEvalError)) throw x;
+              if (!absorbable(x)) throw x;
             }
             if (c === false) return false;
           }
           try {
             f[accuSlot] = step(f);
           } catch (x) {
-            if (!(x instanceof CelEvalError)) throw x;
+            if (!absorbable(x)) throw x;
             f[accuSlot] = x;
           }
           return true;
@@ -681,6 +1053,9 @@ class Planner {
     const cond = e.loopCondition;
     const step = e.loopStep;
     const two = iter2Slot >= 0;
+    // The tracking variant charges what cel-go's fold would: the loop condition and the
+    // step's accumulator reads, literals and calls per iteration, and the result's read.
+    const T = this.tracking;
     const iterate = (f: Frame, each: (f: Frame) => boolean): void => {
       const r = range(f);
       if (Array.isArray(r)) {
@@ -710,25 +1085,34 @@ class Planner {
       if (condOk && call(step, op, 2) && isAccu(step.args[0]!) && !mentions(step.args[1]!, accu)) {
         const pred = this.expr(step.args[1]!);
         const stop = isExists; // exists stops on true, all stops on false
+        // @not_strictly_false(accu) or @not_strictly_false(!accu): 2 or 3.
+        const condCost = isExists ? 3 : 2;
         return (f) => {
           let err: unknown;
           let done = false;
           iterate(f, (fr) => {
+            if (T) {
+              // cel-go evaluates the condition of the element after the deciding one before stopping.
+              charge(condCost);
+              if (done) return false;
+              charge(1);
+            }
             let v: CelValue;
             try {
               v = pred(fr);
             } catch (x) {
-              if (!(x instanceof CelEvalError)) throw x;
+              if (!absorbable(x)) throw x;
               err ??= x;
               return true;
             }
             if (v === stop) {
               done = true;
-              return false;
+              return T;
             }
             if (v !== !stop) err ??= new CelEvalError(NO_OVERLOAD_LOGIC);
             return true;
           });
+          if (T) charge(1);
           if (done) return stop;
           if (err !== undefined) throw err;
           return !stop;
@@ -758,20 +1142,26 @@ class Planner {
       ) {
         const elem = this.expr(add.args[1]!.elements[0]!);
         const pred = c === undefined ? undefined : this.expr(c);
+        // accu + [E]: the accumulator read, the one-element list (unless folded) and add_list.
+        const stepCost = 2 + (this.isConstLiteral(add.args[1]!) ? 0 : LIST_CREATE_BASE_COST);
+        const initCost = this.isConstLiteral(init) ? 0 : LIST_CREATE_BASE_COST;
         if (pred === undefined) {
           return (f) => {
             const out: CelValue[] = [];
             let err: unknown;
+            if (T) charge(initCost);
             iterate(f, (fr) => {
+              if (T) charge(stepCost);
               try {
                 const v = elem(fr);
                 if (err === undefined) out.push(v);
               } catch (x) {
-                if (!(x instanceof CelEvalError)) throw x;
+                if (!absorbable(x)) throw x;
                 err ??= x; // `error + [x]` keeps the first error
               }
               return true;
             });
+            if (T) charge(1);
             if (err !== undefined) throw err;
             return out;
           };
@@ -779,12 +1169,13 @@ class Planner {
         return (f) => {
           const out: CelValue[] = [];
           let err: unknown;
+          if (T) charge(initCost);
           iterate(f, (fr) => {
             let cv: CelValue;
             try {
               cv = pred(fr);
             } catch (x) {
-              if (!(x instanceof CelEvalError)) throw x;
+              if (!absorbable(x)) throw x;
               err = x; // the conditional's own error replaces the accumulator
               return true;
             }
@@ -792,16 +1183,18 @@ class Planner {
               err = new CelEvalError(NO_OVERLOAD_LOGIC);
               return true;
             }
+            if (T && cv) charge(stepCost);
             if (cv && err === undefined) {
               try {
                 out.push(elem(fr));
               } catch (x) {
-                if (!(x instanceof CelEvalError)) throw x;
+                if (!absorbable(x)) throw x;
                 err = x;
               }
             }
             return true;
           });
+          if (T) charge(1);
           if (err !== undefined) throw err;
           return out;
         };
@@ -829,16 +1222,19 @@ class Planner {
         const entryMap = arity === 2;
         const vEv = entryMap ? kEv : this.expr(ins.args[2]!);
         const pred = c === undefined ? undefined : this.expr(c);
+        // cel.@mapInsert(accu, …): the accumulator read and the call.
+        const initCost = this.isConstLiteral(init) ? 0 : MAP_CREATE_BASE_COST;
         return (f) => {
           const out = new Map<CelMapKey, CelValue>();
           let err: unknown;
+          if (T) charge(initCost);
           iterate(f, (fr) => {
             if (pred !== undefined) {
               let cv: CelValue;
               try {
                 cv = pred(fr);
               } catch (x) {
-                if (!(x instanceof CelEvalError)) throw x;
+                if (!absorbable(x)) throw x;
                 err = x;
                 return true;
               }
@@ -848,6 +1244,7 @@ class Planner {
               }
               if (!cv) return true;
             }
+            if (T) charge(2);
             if (err !== undefined) return true;
             try {
               if (entryMap) {
@@ -860,11 +1257,12 @@ class Planner {
                 mapInsertInPlace(out, k, v);
               }
             } catch (x) {
-              if (!(x instanceof CelEvalError)) throw x;
+              if (!absorbable(x)) throw x;
               err = x;
             }
             return true;
           });
+          if (T) charge(1);
           if (err !== undefined) throw err;
           return out;
         };
@@ -894,34 +1292,36 @@ class Planner {
         case Op.notStrictlyFalse: {
           if (e.args.length !== 1) break;
           const a = this.expr(e.args[0]!);
-          return (f) => {
+          return this.own(1, (f) => {
             try {
               return a(f) !== false;
             } catch (x) {
-              if (x instanceof CelEvalError) return true;
+              if (absorbable(x)) return true;
               throw x;
             }
-          };
+          });
         }
         case Op.not: {
           if (e.args.length !== 1 || this.userOverloads(fn, ["logical_not"])) break;
           const a = this.expr(e.args[0]!);
-          return (f) => {
+          return this.own(1, (f) => {
             const v = a(f);
             if (v === true) return false;
             if (v === false) return true;
             throw new CelEvalError(NO_OVERLOAD_LOGIC);
-          };
+          });
         }
         case Op.equals:
         case Op.notEquals:
-          if (e.args.length === 2 && !this.userOverloads(fn, ["equals", "not_equals"])) return this.equality(e);
+          if (e.args.length === 2 && !this.userOverloads(fn, ["equals", "not_equals"])) {
+            return this.tracking ? this.trackedEquality(e) : this.equality(e);
+          }
           break;
         case Op.index:
           if (e.args.length === 2 && !this.userOverloads(fn, ["index_list", "index_map", "index_message", "optional_list_index_int", "optional_map_index_value"])) {
             const a = this.expr(e.args[0]!);
-            const b = this.expr(e.args[1]!);
-            return (f) => {
+            const b = this.branch(e.args[1]!);
+            return this.own(this.qualifierCost(e.args[0]!), (f) => {
               const o = a(f);
               const i = b(f);
               if (o instanceof Map && typeof i === "string") {
@@ -929,25 +1329,26 @@ class Planner {
                 if (v !== undefined) return v;
               }
               return indexValue(o, i);
-            };
+            });
           }
           break;
         case Op.optIndex:
           if (e.args.length === 2) {
             const a = this.expr(e.args[0]!);
-            const b = this.expr(e.args[1]!);
-            return (f) => optIndex(a(f), b(f));
+            const b = this.branch(e.args[1]!);
+            return this.own(this.qualifierCost(e.args[0]!), (f) => optIndex(a(f), b(f)));
           }
           break;
         case Op.optSelect:
           if (e.args.length === 2 && e.args[1]!.kind === "const" && e.args[1]!.value.kind === "string") {
             const a = this.expr(e.args[0]!);
             const field = e.args[1]!.value.value;
-            return (f) => optSelect(a(f), field);
+            return this.own(this.qualifierCost(e.args[0]!), (f) => optSelect(a(f), field));
           }
           break;
         case Op.in:
           if (e.args.length === 2 && !this.userOverloads(fn, ["in_list", "in_map", "in_message", "in"])) {
+            if (this.tracking) return this.trackedIn(e);
             const a = this.expr(e.args[0]!);
             const b = this.expr(e.args[1]!);
             const rhs = e.args[1]!;
@@ -972,9 +1373,52 @@ class Planner {
       }
     } else if ((fn === "or" || fn === "orValue") && e.args.length === 1) {
       const special = this.optionalOr(e);
-      if (special !== undefined) return special;
+      if (special !== undefined) return this.own(1, special);
     }
     return this.functionCall(e);
+  }
+
+  /** In the tracking variant, charges a node's own fixed cost after it evaluated. */
+  private own(n: number, ev: Ev): Ev {
+    return this.tracking ? charged(ev, n) : ev;
+  }
+
+  /** A qualifier costs 1, plus 1 for the relative attribute when its operand is not an attribute. */
+  private qualifierCost(operand: Expr): number {
+    return 1 + (this.isAttribute(operand) ? 0 : 1);
+  }
+
+  /** `==`/`!=` charging ceil(min(size) × 0.1) (cel-go `evalEq`/`evalNe`, overload `equals`). */
+  private trackedEquality(e: CallExpr): Ev {
+    const neg = e.fn === Op.notEquals;
+    const a = this.expr(e.args[0]!);
+    const b = this.expr(e.args[1]!);
+    return (f) => {
+      const x = a(f);
+      const y = b(f);
+      const r = celEquals(x, y);
+      charge(equalityCost(x, y));
+      return neg ? !r : r;
+    };
+  }
+
+  /** `in` charging the list's size (`in_list`), 1 (maps, dynamic dispatch) or 0 (folded constant set). */
+  private trackedIn(e: CallExpr): Ev {
+    const a = this.expr(e.args[0]!);
+    const b = this.expr(e.args[1]!);
+    const folded = this.foldedMembership(e.args[1]!);
+    const sized = !folded && this.costOverloadId(e) === "in_list";
+    const fixed = folded ? 0 : 1;
+    return (f) => {
+      const x = a(f);
+      const c = b(f);
+      let r: boolean;
+      if (Array.isArray(c)) r = inList(x, c);
+      else if (c instanceof Map) r = inMap(x, c as ReadonlyMap<CelMapKey, CelValue>);
+      else throw new CelEvalError(NO_OVERLOAD_LOGIC);
+      charge(sized ? actualSize(c) : fixed);
+      return r;
+    };
   }
 
   /**
@@ -1028,14 +1472,14 @@ class Planner {
         if (l === short) return short;
         if (l !== !short) err = new CelEvalError(NO_OVERLOAD_LOGIC);
       } catch (x) {
-        if (!(x instanceof CelEvalError)) throw x;
+        if (!absorbable(x)) throw x;
         err = x;
       }
       let r: CelValue;
       try {
         r = b(f);
       } catch (x) {
-        if (!(x instanceof CelEvalError)) throw x;
+        if (!absorbable(x)) throw x;
         throw err ?? x;
       }
       if (r === short) return short;
@@ -1047,13 +1491,44 @@ class Planner {
 
   private conditional(e: CallExpr): Ev {
     const c = this.expr(e.args[0]!);
-    const t = this.expr(e.args[1]!);
-    const o = this.expr(e.args[2]!);
+    const t = this.branch(e.args[1]!);
+    const o = this.branch(e.args[2]!);
     return (f) => {
       const v = c(f);
       if (v === true) return t(f);
       if (v === false) return o(f);
       throw new CelEvalError(NO_OVERLOAD_LOGIC);
+    };
+  }
+
+  /**
+   * A branch of `?:`. cel-go resolves an attribute branch through the
+   * conditional attribute, so the branch is not charged its own attribute cost
+   * (an identifier branch costs 0, `a.b` costs 1).
+   */
+  private discountable(x: Expr): boolean {
+    return this.isAttribute(x) && !(x.kind === "select" && x.testOnly) && !(x.kind === "call" && x.fn === Op.conditional);
+  }
+
+  private branch(x: Expr): Ev {
+    if (!this.tracking) return this.expr(x);
+    if (!this.discountable(x)) return this.expr(x);
+    const s = this.staticCost(x);
+    if (s !== undefined && s >= 1) {
+      this.tracking = false;
+      let ev: Ev;
+      try {
+        ev = this.plainExpr(x);
+      } finally {
+        this.tracking = true;
+      }
+      return charged(ev, s - 1);
+    }
+    const ev = this.expr(x);
+    return (f) => {
+      const v = ev(f);
+      costAcc -= 1;
+      return v;
     };
   }
 
@@ -1188,11 +1663,32 @@ class Planner {
     const re = this.constantRegex(name, member, argExprs, overloads);
     if (re !== undefined) {
       const subject = args[0]!;
+      const pattern = (argExprs[1] as { value: { value: string } }).value.value;
+      if (this.tracking) {
+        const sized = this.costOverloadId(e) === "matches_string";
+        return (f) => {
+          const s = subject(f);
+          if (typeof s !== "string") throw noSuchOverload(name, [s, pattern]);
+          const r = re.test(s);
+          charge(sized ? matchesCost(s, pattern) : 1);
+          return r;
+        };
+      }
       return (f) => {
         const s = subject(f);
-        if (typeof s !== "string") throw noSuchOverload(name, [s, (argExprs[1] as { value: { value: string } }).value.value]);
+        if (typeof s !== "string") throw noSuchOverload(name, [s, pattern]);
         return re.test(s);
       };
+    }
+    if (this.tracking) {
+      // Each overload's implementation charges the call's cost after it ran.
+      const costId = this.costOverloadId(e);
+      overloads = overloads.map((o) => ({ ...o, impl: this.chargingImpl(o, costId) }));
+      if (overloads.length === 1) {
+        const o = overloads[0]!;
+        if (concrete || o.params.every(isOpenType)) return callDirect(o.impl!, args);
+      }
+      return callDispatch(name, candidatesOf(overloads), args);
     }
     if (overloads.length === 1) {
       const o = overloads[0]!;
@@ -1205,6 +1701,46 @@ class Planner {
       this.cache.candidates.set(key, cands);
     }
     return callDispatch(name, cands, args);
+  }
+
+  /** An overload implementation that charges its call cost: the library's rule, else cel-go's standard rule for `costId`, else 1. */
+  private chargingImpl(o: OverloadDecl, costId: string): Impl {
+    const impl = o.impl!;
+    const lib = this.libCosts.get(o.id)?.actual;
+    if (lib !== undefined) {
+      return (...a: CelValue[]) => {
+        const r = impl(...a);
+        charge(Number(lib(a)));
+        return r;
+      };
+    }
+    if (VARIABLE_COST_OVERLOADS.has(costId)) {
+      return (...a: CelValue[]) => {
+        const r = impl(...a);
+        charge(stdCallCost(costId, a));
+        return r;
+      };
+    }
+    switch (o.params.length) {
+      case 1:
+        return (a: CelValue) => {
+          const r = impl(a);
+          charge(1);
+          return r;
+        };
+      case 2:
+        return (a: CelValue, b: CelValue) => {
+          const r = impl(a, b);
+          charge(1);
+          return r;
+        };
+      default:
+        return (...a: CelValue[]) => {
+          const r = impl(...a);
+          charge(1);
+          return r;
+        };
+    }
   }
 
   /**
@@ -1271,6 +1807,9 @@ function mentions(e: Expr, name: string): boolean {
       );
   }
 }
+
+/** cel-go's type conversion functions (`overloads.IsTypeConversionFunction`), folded on constants by `OptOptimize`. */
+const CONVERSIONS: ReadonlySet<string> = new Set(["bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"]);
 
 function isOpenType(t: CelTypeT): boolean {
   return t.kind === "dyn" || t.kind === "typeParam" || t.kind === "any";
