@@ -117,6 +117,32 @@ export abstract class CelObject {
   }
 }
 
+/**
+ * Lists whose `==` and `+` differ from CEL's ordered semantics when they are the
+ * left operand — Kubernetes lists of `x-kubernetes-list-type: set` or `map`
+ * (order-insensitive equality; `+` as set union or merge by keys). A list gets
+ * them as a non-enumerable own property under {@link LIST_SEMANTICS}, so lists
+ * derived from it (`map`, `filter`, slicing) are ordinary lists again.
+ */
+export interface ListSemantics {
+  /** `self == other`; may throw {@link CelEvalError}. */
+  equals(self: readonly CelValue[], other: readonly CelValue[]): boolean;
+  /** `self + other`. */
+  concat(self: readonly CelValue[], other: readonly CelValue[]): readonly CelValue[];
+}
+export const LIST_SEMANTICS: unique symbol = Symbol("celmap.listSemantics");
+
+/** The list's own `==`/`+` semantics, if it has any. */
+export function listSemantics(list: readonly CelValue[]): ListSemantics | undefined {
+  return (list as { [LIST_SEMANTICS]?: ListSemantics })[LIST_SEMANTICS];
+}
+
+/** Gives `list` its own `==`/`+` semantics (see {@link ListSemantics}); returns the list. */
+export function withListSemantics<T extends readonly CelValue[]>(list: T, semantics: ListSemantics): T {
+  Object.defineProperty(list, LIST_SEMANTICS, { value: semantics, enumerable: false });
+  return list;
+}
+
 /** A list that is known to be a list at run time (arrays only). */
 export function isList(v: CelValue): v is readonly CelValue[] {
   return Array.isArray(v);

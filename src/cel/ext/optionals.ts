@@ -47,6 +47,15 @@ function optionalValue(o: CelOptional): CelValue {
   return o.value;
 }
 
+function unwrapList(l: readonly CelOptional[]): CelValue[] {
+  const out: CelValue[] = [];
+  for (const o of l) {
+    if (!(o instanceof CelOptional)) throw new CelEvalError(`value ${String(o)} is not optional`);
+    if (o.value !== undefined) out.push(o.value);
+  }
+  return out;
+}
+
 export const OPTIONAL_FUNCTIONS: readonly FunctionDecl[] = [
   func("optional.of", overload("optional_of", [V], OPT_V, (v: CelValue) => CelOptional.of(v))),
   func(
@@ -56,14 +65,24 @@ export const OPTIONAL_FUNCTIONS: readonly FunctionDecl[] = [
   func("optional.none", overload("optional_none", [], OPT_V, () => CelOptional.NONE)),
   func(
     "optional.unwrap",
-    overload("optional_unwrap", [listType(OPT_V)], listType(V), (l: readonly CelOptional[]) => {
-      const out: CelValue[] = [];
-      for (const o of l) {
-        if (!(o instanceof CelOptional)) throw new CelEvalError(`value ${String(o)} is not optional`);
-        if (o.value !== undefined) out.push(o.value);
-      }
-      return out;
-    }),
+    overload("optional_unwrap", [listType(OPT_V)], listType(V), (l: readonly CelOptional[]) => unwrapList(l)),
+  ),
+  // Version 2 (cel-go v0.26 `OptionalTypes()` is the latest version): first, last, unwrapOpt.
+  func(
+    "unwrapOpt",
+    memberOverload("optional_unwrapOpt", [listType(OPT_V)], listType(V), (l: readonly CelOptional[]) => unwrapList(l)),
+  ),
+  func(
+    "first",
+    memberOverload("list_first", [listType(V)], OPT_V, (l: readonly CelValue[]) =>
+      l.length === 0 ? CelOptional.NONE : CelOptional.of(l[0]!),
+    ),
+  ),
+  func(
+    "last",
+    memberOverload("list_last", [listType(V)], OPT_V, (l: readonly CelValue[]) =>
+      l.length === 0 ? CelOptional.NONE : CelOptional.of(l[l.length - 1]!),
+    ),
   ),
   func("hasValue", memberOverload("optional_hasValue", [OPT_V], BOOL, (o: CelOptional) => o.value !== undefined)),
   func("value", memberOverload("optional_value", [OPT_V], V, optionalValue)),

@@ -12,7 +12,7 @@
  * where only an element comparison that returns `false` makes containers unequal.
  */
 import { CelType } from "../types.js";
-import { CelDuration, CelObject, CelOptional, CelTimestamp, CelUint, type CelMapKey, type CelValue } from "../values.js";
+import { CelDuration, CelObject, CelOptional, CelTimestamp, CelUint, listSemantics, type CelMapKey, type CelValue } from "../values.js";
 import { CelEvalError } from "../errors.js";
 import { typeOf } from "./type-of.js";
 import { mapGet } from "./map.js";
@@ -44,7 +44,10 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
     return false;
   }
   if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
+    if (!Array.isArray(b)) return false;
+    const own = listSemantics(a);
+    if (own !== undefined) return own.equals(a, b);
+    if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!elementEquals(a[i], b[i])) return false;
     return true;
   }

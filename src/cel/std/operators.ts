@@ -26,7 +26,7 @@ import {
   typeParam,
   type CelType,
 } from "../types.js";
-import { CelDuration, CelTimestamp, CelUint, INT64_MAX, INT64_MIN, UINT64_MAX, type CelValue } from "../values.js";
+import { CelDuration, CelTimestamp, CelUint, INT64_MAX, INT64_MIN, UINT64_MAX, listSemantics, type CelValue } from "../values.js";
 
 const A = typeParam("A");
 const LIST_A = listType(A);
@@ -87,6 +87,8 @@ function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 function concatLists(a: readonly CelValue[], b: readonly CelValue[]): readonly CelValue[] {
+  const own = listSemantics(a); // Kubernetes set/map lists: union, merge by keys
+  if (own !== undefined) return own.concat(a, b);
   if (a.length === 0) return b;
   if (b.length === 0) return a;
   return a.concat(b);
