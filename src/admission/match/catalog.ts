@@ -280,7 +280,9 @@ export class ResourceCatalog {
   kindFor(gvr: GroupVersionResource, subResource: string): GroupVersionKind | undefined {
     const info = this.lookup(gvr);
     if (info === undefined || !info.served) return undefined;
-    return subResource === "" ? info.kind : info.subresources.get(subResource);
+    const kind = subResource === "" ? info.kind : info.subresources.get(subResource);
+    // An empty kind is no kind (`GroupVersionKind.Empty()`).
+    return kind === undefined || (kind.group === "" && kind.version === "" && kind.kind === "") ? undefined : kind;
   }
 
   /**
