@@ -134,31 +134,52 @@ function isNullable(t: CelType): boolean {
 /**
  * Substitutions for type parameters, keyed by parameter name. Changes are
  * journaled so a failed assignability test can be undone cheaply (cel-go copies
- * the whole mapping instead).
+ * the whole mapping instead); the journal also records each new value, so the
+ * checker can replay the bindings an overload resolution made.
  */
 export class Mapping {
   private readonly map = new Map<string, CelType>();
-  private readonly trail: { name: string; prev: CelType | undefined }[] = [];
+  private readonly trailVars: CelType[] = [];
+  private readonly trailPrev: (CelType | undefined)[] = [];
+  private readonly trailValues: CelType[] = [];
 
   find(t: CelType): CelType | undefined {
-    return t.kind === "typeParam" ? this.map.get(t.name) : undefined;
+    return t.kind === "typeParam" && this.map.size > 0 ? this.map.get(t.name) : undefined;
   }
 
   add(param: CelType, to: CelType): void {
-    this.trail.push({ name: param.name, prev: this.map.get(param.name) });
+    this.trailVars.push(param);
+    this.trailPrev.push(this.map.get(param.name));
+    this.trailValues.push(to);
     this.map.set(param.name, to);
   }
 
   mark(): number {
-    return this.trail.length;
+    return this.trailVars.length;
   }
 
   rollback(mark: number): void {
-    while (this.trail.length > mark) {
-      const { name, prev } = this.trail.pop()!;
-      if (prev === undefined) this.map.delete(name);
-      else this.map.set(name, prev);
+    const vars = this.trailVars;
+    const prevs = this.trailPrev;
+    const values = this.trailValues;
+    for (let i = vars.length - 1; i >= mark; i--) {
+      const prev = prevs[i];
+      if (prev === undefined) this.map.delete(vars[i]!.name);
+      else this.map.set(vars[i]!.name, prev);
     }
+    vars.length = mark;
+    prevs.length = mark;
+    values.length = mark;
+  }
+
+  /** The variable bound by journal entry `i`. */
+  trailVar(i: number): CelType {
+    return this.trailVars[i]!;
+  }
+
+  /** The value bound by journal entry `i`. */
+  trailValue(i: number): CelType {
+    return this.trailValues[i]!;
   }
 
   get size(): number {
@@ -166,17 +187,195 @@ export class Mapping {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Fresh type variables and resolution templates
+
+const VAR_POOL: CelType[] = [];
+const VAR_INDEX = new Map<CelType, number>();
+const VAR_POOL_SIZE = 4096;
+
+/**
+ * The checker's fresh type variable number `n` (`_var<n>`). The first few
+ * thousand are shared singletons, so that the checker can tell its own
+ * variables from type parameters a declaration spells the same way.
+ */
+export function freshTypeVar(n: number): CelType {
+  let t = VAR_POOL[n];
+  if (t === undefined) {
+    t = new CelTypeClass("typeParam", `_var${n}`);
+    if (n < VAR_POOL_SIZE) {
+      VAR_POOL[n] = t;
+      VAR_INDEX.set(t, n);
+    }
+  }
+  return t;
+}
+
+/** The number of a pooled fresh type variable, or -1 for any other type. */
+export function freshVarIndex(t: CelType): number {
+  return VAR_INDEX.get(t) ?? -1;
+}
+
+/**
+ * A type variable inside a cached overload resolution: an argument's free
+ * variable (by order of first appearance) or a variable the resolution itself
+ * created (relative to the first number it used).
+ */
+export class Placeholder extends CelTypeClass {
+  constructor(
+    readonly fromArg: boolean,
+    readonly index: number,
+  ) {
+    super("typeParam", fromArg ? `?a${index}` : `?f${index}`);
+  }
+}
+
+const ARG_PLACEHOLDERS: Placeholder[] = [];
+const FRESH_PLACEHOLDERS: Placeholder[] = [];
+
+function placeholder(fromArg: boolean, index: number): Placeholder {
+  const pool = fromArg ? ARG_PLACEHOLDERS : FRESH_PLACEHOLDERS;
+  let p = pool[index];
+  if (p === undefined) {
+    p = new Placeholder(fromArg, index);
+    pool[index] = p;
+  }
+  return p;
+}
+
+/**
+ * `t` with the argument variables `argVars` and the fresh variables numbered
+ * from `base` replaced by placeholders; undefined when it mentions any other
+ * type variable.
+ */
+export function toTemplate(t: CelType, argVars: readonly CelType[], base: number): CelType | undefined {
+  if (t.kind === "typeParam") {
+    const a = argVars.indexOf(t);
+    if (a >= 0) return placeholder(true, a);
+    const n = freshVarIndex(t);
+    if (n >= base) return placeholder(false, n - base);
+    return undefined;
+  }
+  if (t.params.length === 0) return t;
+  let ps: CelType[] | undefined;
+  for (let i = 0; i < t.params.length; i++) {
+    const p = t.params[i]!;
+    const s = toTemplate(p, argVars, base);
+    if (s === undefined) return undefined;
+    if (s !== p && ps === undefined) ps = t.params.slice(0, i);
+    if (ps !== undefined) ps.push(s);
+  }
+  return ps === undefined ? t : new CelTypeClass(t.kind, t.name, ps);
+}
+
+/** Whether a template mentions a placeholder. */
+export function hasPlaceholder(t: CelType): boolean {
+  if (t instanceof Placeholder) return true;
+  for (const p of t.params) if (hasPlaceholder(p)) return true;
+  return false;
+}
+
+/** The inverse of {@link toTemplate} for this call's argument variables and first fresh number. */
+export function fromTemplate(t: CelType, argVars: readonly CelType[], base: number): CelType {
+  if (t instanceof Placeholder) return t.fromArg ? argVars[t.index]! : freshTypeVar(base + t.index);
+  if (t.params.length === 0) return t;
+  let ps: CelType[] | undefined;
+  for (let i = 0; i < t.params.length; i++) {
+    const p = t.params[i]!;
+    const s = fromTemplate(p, argVars, base);
+    if (s !== p && ps === undefined) ps = t.params.slice(0, i);
+    if (ps !== undefined) ps.push(s);
+  }
+  return ps === undefined ? t : new CelTypeClass(t.kind, t.name, ps);
+}
+
+/** Kinds whose names are unique among them, so the name alone keys a parameterless type. */
+const NAME_KEYED: ReadonlySet<string> = new Set([
+  "dyn",
+  "null",
+  "bool",
+  "int",
+  "uint",
+  "double",
+  "string",
+  "bytes",
+  "timestamp",
+  "duration",
+  "error",
+  "any",
+]);
+
+/**
+ * Appends a structural key of `t` to `key` for the overload resolution cache:
+ * free checker variables are numbered by first appearance (collected into
+ * `argVars`); returns undefined when `t` holds a type variable that is bound in
+ * `m`, or one the checker did not create (`below`: the next fresh number).
+ */
+export function appendTypeKey(key: string, t: CelType, m: Mapping, argVars: CelType[], below: number): string | undefined {
+  const kind = t.kind;
+  if (kind === "typeParam") {
+    const n = freshVarIndex(t);
+    if (n < 0 || n >= below || m.find(t) !== undefined) return undefined;
+    let a = argVars.indexOf(t);
+    if (a < 0) {
+      a = argVars.length;
+      argVars.push(t);
+    }
+    return `${key}?${a}`;
+  }
+  const params = t.params;
+  if (params.length === 0) {
+    if (NAME_KEYED.has(kind)) return key + t.name;
+    return `${key}${kind}:${t.name}`;
+  }
+  let k: string | undefined = `${key}${kind}:${t.name}(`;
+  for (let i = 0; i < params.length; i++) {
+    if (i > 0) k += ",";
+    k = appendTypeKey(k, params[i]!, m, argVars, below);
+    if (k === undefined) return undefined;
+  }
+  return `${k})`;
+}
+
+/** Kinds for which a differing kind rules out assignability outright (see {@link quickKind}). */
+const QUICK_KINDS: ReadonlySet<string> = new Set([
+  "bool",
+  "bytes",
+  "double",
+  "int",
+  "string",
+  "uint",
+  "duration",
+  "timestamp",
+  "list",
+  "map",
+]);
+
+/**
+ * The kind to compare for a quick "cannot be assignable" test, or undefined
+ * when the test does not apply (type parameters, dyn, any, error, null,
+ * messages, opaque types, types). Two types whose quick kinds are both
+ * defined and differ are never assignable either way by
+ * {@link internalIsAssignable}: the primitive kinds (and wrappers, which have
+ * their primitive's kind) only accept their own kind, lists only lists and
+ * maps only maps.
+ */
+export function quickKind(t: CelType): string | undefined {
+  const k = kindOf(t);
+  return QUICK_KINDS.has(k) ? k : undefined;
+}
+
 /** Whether `t1` is assignable to `t2`, recording substitutions in `m` (not undone on failure). */
 export function internalIsAssignable(m: Mapping, t1: CelType, t2: CelType): boolean {
   const kind1 = t1.kind;
   const kind2 = t2.kind;
   if (kind2 === "typeParam") {
-    const [valid, hasSub] = isValidTypeSubstitution(m, t1, t2);
-    if (valid) return true;
-    if (hasSub) return false;
+    const r = isValidTypeSubstitution(m, t1, t2);
+    if ((r & VALID) !== 0) return true;
+    if ((r & HAS_SUB) !== 0) return false;
   }
   if (kind1 === "typeParam") {
-    return isValidTypeSubstitution(m, t2, t1)[0];
+    return (isValidTypeSubstitution(m, t2, t1) & VALID) !== 0;
   }
   if (isDynOrError(t1) || isDynOrError(t2)) return true;
   if (kind1 === "null") return isNullable(t2);
@@ -214,24 +413,30 @@ export function internalIsAssignableList(m: Mapping, l1: readonly CelType[], l2:
   return true;
 }
 
-/** Whether `t2` (a type parameter) or its substitution can stand for `t1`; binds it when free. */
-function isValidTypeSubstitution(m: Mapping, t1: CelType, t2: CelType): [valid: boolean, hasSub: boolean] {
-  if (isExactType(t1, t2)) return [true, true];
+const VALID = 1;
+const HAS_SUB = 2;
+
+/**
+ * Whether `t2` (a type parameter) or its substitution can stand for `t1`; binds it when free.
+ * Returns the flags {@link VALID} and {@link HAS_SUB}.
+ */
+function isValidTypeSubstitution(m: Mapping, t1: CelType, t2: CelType): number {
+  if (isExactType(t1, t2)) return VALID | HAS_SUB;
   const sub = m.find(t2);
   if (sub !== undefined) {
-    if (isExactType(t1, sub)) return [true, true];
+    if (isExactType(t1, sub)) return VALID | HAS_SUB;
     if (internalIsAssignable(m, t1, sub)) {
       const general = mostGeneral(t1, sub);
       if (notReferencedIn(m, t2, general)) m.add(t2, general);
-      return [true, true];
+      return VALID | HAS_SUB;
     }
-    return [false, true];
+    return HAS_SUB;
   }
   if (notReferencedIn(m, t2, t1)) {
     m.add(t2, t1);
-    return [true, false];
+    return VALID;
   }
-  return [false, false];
+  return 0;
 }
 
 /** The occurs check: `t` does not appear in `within` (through substitutions). */

@@ -76,22 +76,38 @@ function configOf(env: Env): ValidatorConfig {
   return c;
 }
 
-/** Whether any validator applies in `env` (most environments need no second walk). */
-export function hasValidators(env: Env): boolean {
+/** Validator flags: `duration`/`timestamp` literals, `matches` literals, homogeneous aggregate literals, `format` calls. */
+export const V_TIME = 1;
+export const V_REGEX = 2;
+export const V_HOMOGENEOUS = 4;
+export const V_FORMAT = 8;
+const V_ALL = V_TIME | V_REGEX | V_HOMOGENEOUS | V_FORMAT;
+
+/** The validators `env` enables, as flags. */
+export function validatorMask(env: Env): number {
   const c = configOf(env);
-  return c.homogeneous || c.literals || c.stringsVersion >= 1;
+  return (c.literals ? V_TIME | V_REGEX : 0) | (c.homogeneous ? V_HOMOGENEOUS : 0) | (c.stringsVersion >= 1 ? V_FORMAT : 0);
 }
 
-/** Runs the validators of `env` over a checked tree (types final). */
-export function validate(checked: CheckedExpr, env: Env): ValidationIssue[] {
+/** Whether any validator applies in `env` (most environments need no second walk). */
+export function hasValidators(env: Env): boolean {
+  return validatorMask(env) !== 0;
+}
+
+/**
+ * Runs the validators of `env` over a checked tree (types final); `only`
+ * restricts them to those flagged (the checker knows which can find anything).
+ */
+export function validate(checked: CheckedExpr, env: Env, only: number = V_ALL): ValidationIssue[] {
   const c = configOf(env);
+  const run = validatorMask(env) & only;
   const issues: ValidationIssue[] = [];
-  if (c.literals) {
+  if ((run & V_TIME) !== 0) {
     for (const i of validateTimeLiterals(checked.expr)) issues.push(i);
-    regexLiterals(checked.expr, issues);
   }
-  if (c.homogeneous) homogeneousLiterals(checked, c.exempt, issues);
-  if (c.stringsVersion >= 1) {
+  if ((run & V_REGEX) !== 0) regexLiterals(checked.expr, issues);
+  if ((run & V_HOMOGENEOUS) !== 0) homogeneousLiterals(checked, c.exempt, issues);
+  if ((run & V_FORMAT) !== 0) {
     for (const i of validateFormatCalls(checked, c.stringsVersion)) issues.push(i);
   }
   return issues;

@@ -28,10 +28,14 @@ import {
   type StructField,
 } from "./ast.js";
 import {
+  appendTypeKey,
   collectTypeParams,
   declaredTypeName,
   formatArgTypes,
   formatType,
+  freshTypeVar,
+  fromTemplate,
+  hasPlaceholder,
   instantiate,
   internalIsAssignable,
   internalIsAssignableList,
@@ -41,10 +45,12 @@ import {
   isOptional,
   Mapping,
   mostGeneral,
+  quickKind,
   substitute,
+  toTemplate,
 } from "./check-types.js";
 import type { CheckedExpr, Reference } from "./checked.js";
-import { hasValidators, validate } from "./check-validators.js";
+import { V_FORMAT, V_HOMOGENEOUS, V_REGEX, V_TIME, validate, validatorMask } from "./check-validators.js";
 import type { FunctionDecl, OverloadDecl } from "./decls.js";
 import type { Env } from "./env.js";
 import { type CelIssue, CelCompileError, locate } from "./errors.js";
@@ -64,7 +70,6 @@ import {
   opaqueType,
   optionalType,
   STRING,
-  typeParam,
   typeType,
   UINT,
 } from "./types.js";
@@ -72,17 +77,15 @@ import type { CelValue } from "./values.js";
 
 /** Throws {@link CelCompileError} listing every type error with its position. */
 export function check(parsed: ParsedExpr, env: Env): CheckedExpr {
-  const c = new Checker(parsed, env);
+  const info = envInfo(env);
+  const c = new Checker(parsed, env, info);
   const expr = c.check(parsed.expr);
   if (c.issues.length > 0) {
     throw new CelCompileError(c.sortedIssues(), parsed.sourceInfo.text, parsed.sourceInfo.description);
   }
   // Substitute bound type parameters everywhere and turn free ones into dyn.
   const typeMap = c.typeMap;
-  for (const [id, t] of typeMap) {
-    const s = substitute(c.mapping, t, true);
-    if (s !== t) typeMap.set(id, s);
-  }
+  typeMap.substituteAll(c.mapping);
   const checked: CheckedExpr = {
     expr,
     sourceInfo: parsed.sourceInfo,
@@ -90,9 +93,11 @@ export function check(parsed: ParsedExpr, env: Env): CheckedExpr {
     referenceMap: c.referenceMap,
     type: typeMap.get(parsed.expr.id) ?? DYN,
   };
-  // cel-go's AST validators run only on a tree that checked without errors.
-  if (hasValidators(env)) {
-    for (const issue of validate(checked, env)) c.report(issue.id, issue.message);
+  // cel-go's AST validators run only on a tree that checked without errors; the
+  // checker noted which of them can find anything in this tree.
+  const validators = c.validators & info.validators;
+  if (validators !== 0) {
+    for (const issue of validate(checked, env, validators)) c.report(issue.id, issue.message);
     if (c.issues.length > 0) {
       throw new CelCompileError(c.sortedIssues(), parsed.sourceInfo.text, parsed.sourceInfo.description);
     }
@@ -162,26 +167,84 @@ const MAX_ISSUES = 100;
 /** cel-go v0.26's `types.OptionalType`: the parameterless opaque `optional_type` (later versions: `optional_type(dyn)`). */
 const OPTIONAL_TYPE_VALUE = opaqueType(OPTIONAL_NAME);
 
-class Checker {
-  readonly typeMap = new Map<number, CelType>();
-  readonly referenceMap = new Map<number, Reference>();
-  readonly mapping = new Mapping();
-  readonly issues: (CelIssue & { seq: number })[] = [];
-  private freeTypeVarCounter = 0;
-  /** Local scopes (comprehension variables), innermost last. */
-  private readonly scopes: Map<string, CelType>[] = [];
-  private readonly container: string;
-  private readonly containerPrefixes: readonly string[];
+// ---------------------------------------------------------------------------
+// Per-environment data, shared by every expression checked against the environment
 
-  constructor(
-    private readonly parsed: ParsedExpr,
-    private readonly env: Env,
-  ) {
-    this.container = env.container;
-    // "a.b.c" → ["a.b.c.", "a.b.", "a.", ""]: candidate prefixes from most to least qualified.
+/** An overload with what resolution needs of it precomputed. */
+interface OverloadInfo {
+  readonly decl: OverloadDecl;
+  readonly member: boolean;
+  readonly arity: number;
+  /** Type parameter names, in cel-go's instantiation order. */
+  readonly typeParams: readonly string[];
+  /** {@link quickKind} of each parameter (undefined: no quick test for any). */
+  readonly quickKinds: readonly (string | undefined)[] | undefined;
+}
+
+/**
+ * A successful overload resolution, replayable on arguments of the same
+ * structure: type variables are placeholders (see `check-types.ts` templates).
+ */
+interface Resolution {
+  /** How many fresh type variables the resolution numbered. */
+  readonly consumed: number;
+  readonly result: CelType;
+  readonly resultHasPlaceholder: boolean;
+  readonly reference: Reference;
+  /** The substitutions it made, as (variable, value) template pairs in order. */
+  readonly bindings: readonly CelType[];
+}
+
+interface FunctionInfo {
+  /** The overloads the environment enables. */
+  readonly overloads: readonly OverloadInfo[];
+  /** Resolutions by the structural key of (receiver style, argument types). */
+  readonly resolutions: Map<string, Resolution>;
+}
+
+/** A node of the per-environment name trie: a (possibly qualified) name as written, segment by segment. */
+interface NameNode {
+  /** What the name resolves to globally; null: nothing; undefined: not looked up yet. */
+  resolved: GlobalName | null | undefined;
+  children: Map<string, NameNode> | undefined;
+}
+
+interface GlobalName extends Resolved {
+  readonly reference: Reference;
+}
+
+interface EnvInfo {
+  /** "a.b.c" → ["a.b.c.", "a.b.", "a.", ""]: candidate prefixes from most to least qualified. */
+  readonly prefixes: readonly string[];
+  readonly disabled: ReadonlySet<string> | undefined;
+  /** Global names resolved so far (variables, types, constants), by first segment. */
+  readonly names: Map<string, NameNode>;
+  nameNodes: number;
+  /** Functions looked up so far by the name as written. */
+  readonly functions: Map<string, FunctionDecl | null>;
+  /**
+   * With the root container only: first segments of every dotted function name,
+   * so that `x.f(...)` needs no `x.f` lookup unless some function is named `x.…`.
+   */
+  readonly namespaceRoots: ReadonlySet<string> | undefined;
+  readonly functionInfos: Map<FunctionDecl, FunctionInfo>;
+  /** The validators the environment enables (`check-validators.ts` flags). */
+  readonly validators: number;
+}
+
+const ENV_INFO = new WeakMap<Env, EnvInfo>();
+/** Bounds on the per-environment caches (names and resolutions of unbounded variety). */
+const MAX_NAME_NODES = 50_000;
+const MAX_CACHED_FUNCTIONS = 10_000;
+const MAX_RESOLUTIONS = 2_000;
+
+function envInfo(env: Env): EnvInfo {
+  let info = ENV_INFO.get(env);
+  if (info === undefined) {
     const prefixes: string[] = [];
-    if (this.container !== "") {
-      let next = this.container;
+    const container = env.container;
+    if (container !== "") {
+      let next = container;
       prefixes.push(`${next}.`);
       for (let i = next.lastIndexOf("."); i >= 0; i = next.lastIndexOf(".")) {
         next = next.slice(0, i);
@@ -189,8 +252,124 @@ class Checker {
       }
     }
     prefixes.push("");
-    this.containerPrefixes = prefixes;
+    let namespaceRoots: Set<string> | undefined;
+    if (container === "") {
+      namespaceRoots = new Set();
+      for (const name of env.functions.keys()) {
+        const dot = name.indexOf(".");
+        if (dot >= 0) namespaceRoots.add(name.slice(0, dot));
+      }
+    }
+    info = {
+      prefixes,
+      disabled: env.crossTypeNumericComparisons ? undefined : CROSS_TYPE_NUMERIC_OVERLOADS,
+      names: new Map(),
+      nameNodes: 0,
+      functions: new Map(),
+      namespaceRoots,
+      functionInfos: new Map(),
+      validators: validatorMask(env),
+    };
+    ENV_INFO.set(env, info);
   }
+  return info;
+}
+
+function functionInfo(info: EnvInfo, fn: FunctionDecl): FunctionInfo {
+  let fi = info.functionInfos.get(fn);
+  if (fi === undefined) {
+    const overloads: OverloadInfo[] = [];
+    for (const o of fn.overloads) {
+      if (info.disabled !== undefined && info.disabled.has(o.id)) continue;
+      const quick = o.params.map(quickKind);
+      overloads.push({
+        decl: o,
+        member: o.member,
+        arity: o.params.length,
+        typeParams: overloadTypeParams(o),
+        quickKinds: quick.some((k) => k !== undefined) ? quick : undefined,
+      });
+    }
+    fi = { overloads, resolutions: new Map() };
+    info.functionInfos.set(fn, fi);
+  }
+  return fi;
+}
+
+/** Shared `{ name }` references of locals (immutable). */
+const LOCAL_REFERENCES = new Map<string, Reference>();
+
+function localReference(name: string): Reference {
+  let r = LOCAL_REFERENCES.get(name);
+  if (r === undefined) {
+    r = Object.freeze({ name });
+    if (LOCAL_REFERENCES.size > MAX_NAME_NODES) LOCAL_REFERENCES.clear();
+    LOCAL_REFERENCES.set(name, r);
+  }
+  return r;
+}
+
+function referenceOf(r: Resolved): Reference {
+  return Object.freeze(r.value === undefined ? { name: r.name } : { name: r.name, value: r.value });
+}
+
+/** Tries each candidate name for `name` in the container, most qualified first. */
+function resolveCandidates<T>(prefixes: readonly string[], name: string, fn: (candidate: string) => T | undefined): T | undefined {
+  if (name.startsWith(".")) return fn(name.slice(1));
+  for (let i = 0; i < prefixes.length; i++) {
+    const r = fn(prefixes[i] === "" ? name : prefixes[i] + name);
+    if (r !== undefined) return r;
+  }
+  return undefined;
+}
+
+/** Type names every environment knows, plus `optional_type` with the optional library. */
+function builtinType(env: Env, name: string): CelType | undefined {
+  const t = BUILTIN_TYPE_NAMES.get(name);
+  if (t !== undefined) return t;
+  if (name === OPTIONAL_NAME && env.optionalSyntax) return OPTIONAL_TYPE_VALUE;
+  return undefined;
+}
+
+/** A global identifier: a declared variable, a type name, or a constant (enum value). */
+function lookupGlobal(env: Env, candidate: string): Resolved | undefined {
+  const v = env.variables.get(candidate);
+  if (v !== undefined) return { name: candidate, type: v };
+  const builtin = builtinType(env, candidate);
+  if (builtin !== undefined) return { name: candidate, type: typeType(builtin) };
+  const provider = env.typeProvider;
+  if (provider === undefined) return undefined;
+  const ident = provider.findIdent?.(candidate);
+  if (ident !== undefined) {
+    if (ident.value instanceof CelType) return { name: candidate, type: typeType(ident.value) };
+    return { name: candidate, type: ident.type, value: ident.value };
+  }
+  const t = provider.findType(candidate);
+  if (t !== undefined) return { name: candidate, type: typeType(t) };
+  return undefined;
+}
+
+class Checker {
+  readonly typeMap = new DenseMap<CelType>();
+  readonly referenceMap = new DenseMap<Reference>();
+  readonly mapping = new Mapping();
+  readonly issues: (CelIssue & { seq: number })[] = [];
+  /** Validators (`check-validators.ts` flags) that may find something in the tree. */
+  validators = 0;
+  private freeTypeVarCounter = 0;
+  /** Local variables (comprehension scopes), innermost last; a scope is a run of entries. */
+  private readonly localNames: string[] = [];
+  private readonly localTypes: CelType[] = [];
+  /** Scratch: the fields of a select chain, outermost first. */
+  private readonly fields: string[] = [];
+  /** Scratch: the free type variables of the arguments of the call being resolved. */
+  private readonly argVars: CelType[] = [];
+
+  constructor(
+    private readonly parsed: ParsedExpr,
+    private readonly env: Env,
+    private readonly info: EnvInfo,
+  ) {}
 
   // ---------------------------------------------------------------- errors
 
@@ -217,7 +396,7 @@ class Checker {
   }
 
   private undeclaredReference(id: number, name: string): void {
-    this.report(id, `undeclared reference to '${name}' (in container '${this.container}')`);
+    this.report(id, `undeclared reference to '${name}' (in container '${this.env.container}')`);
   }
 
   // ---------------------------------------------------------------- types
@@ -245,75 +424,75 @@ class Checker {
   }
 
   private newTypeVar(): CelType {
-    return typeParam(`_var${this.freeTypeVarCounter++}`);
+    return freshTypeVar(this.freeTypeVarCounter++);
   }
 
   // ---------------------------------------------------------------- names
 
-  /** Tries each candidate name for `name` in the container, most qualified first. */
-  private resolveCandidates<T>(name: string, fn: (candidate: string) => T | undefined): T | undefined {
-    if (name.startsWith(".")) return fn(name.slice(1));
-    const prefixes = this.containerPrefixes;
-    for (let i = 0; i < prefixes.length; i++) {
-      const r = fn(prefixes[i] === "" ? name : prefixes[i] + name);
-      if (r !== undefined) return r;
-    }
-    return undefined;
-  }
-
   private lookupLocal(name: string): CelType | undefined {
-    const n = name.startsWith(".") ? name.slice(1) : name;
-    for (let i = this.scopes.length - 1; i >= 0; i--) {
-      const t = this.scopes[i]!.get(n);
-      if (t !== undefined) return t;
+    const names = this.localNames;
+    if (names.length === 0) return undefined;
+    const n = name.charCodeAt(0) === 46 ? name.slice(1) : name;
+    for (let i = names.length - 1; i >= 0; i--) {
+      if (names[i] === n) return this.localTypes[i];
     }
     return undefined;
   }
 
-  /** A global identifier: a declared variable, a type name, or a constant (enum value). */
-  private lookupGlobal = (candidate: string): Resolved | undefined => {
-    const v = this.env.variables.get(candidate);
-    if (v !== undefined) return { name: candidate, type: v };
-    const builtin = this.builtinType(candidate);
-    if (builtin !== undefined) return { name: candidate, type: typeType(builtin) };
-    const provider = this.env.typeProvider;
-    if (provider === undefined) return undefined;
-    const ident = provider.findIdent?.(candidate);
-    if (ident !== undefined) {
-      if (ident.value instanceof CelType) return { name: candidate, type: typeType(ident.value) };
-      return { name: candidate, type: ident.type, value: ident.value };
+  /** The name trie node of `root` followed by `this.fields` (outermost last), created as needed. */
+  private nameNode(root: string, fieldCount: number): NameNode {
+    const info = this.info;
+    if (info.nameNodes > MAX_NAME_NODES) {
+      info.names.clear();
+      info.nameNodes = 0;
     }
-    const t = provider.findType(candidate);
-    if (t !== undefined) return { name: candidate, type: typeType(t) };
-    return undefined;
-  };
-
-  private resolveSimpleIdent(name: string): Resolved | undefined {
-    const local = this.lookupLocal(name);
-    const rootScoped = name.startsWith(".");
-    if (local !== undefined && !rootScoped) return { name, type: local };
-    const r = this.resolveCandidates(name, this.lookupGlobal);
-    if (r === undefined) return undefined;
-    // A global shadowed by a local must be written with a leading dot to stay unambiguous.
-    return local !== undefined ? { ...r, name: `.${r.name}` } : r;
+    let node: NameNode | undefined = info.names.get(root);
+    if (node === undefined) {
+      node = { resolved: undefined, children: undefined };
+      info.names.set(root, node);
+      info.nameNodes++;
+    }
+    const fields = this.fields;
+    for (let i = fieldCount - 1; i >= 0; i--) {
+      const f = fields[i]!;
+      let children: Map<string, NameNode> | undefined = node.children;
+      if (children === undefined) {
+        children = new Map();
+        node.children = children;
+      }
+      let next: NameNode | undefined = children.get(f);
+      if (next === undefined) {
+        next = { resolved: undefined, children: undefined };
+        children.set(f, next);
+        info.nameNodes++;
+      }
+      node = next;
+    }
+    return node;
   }
 
-  private resolveQualifiedIdent(qualifiers: readonly string[]): Resolved | undefined {
-    if (qualifiers.length === 1) return this.resolveSimpleIdent(qualifiers[0]!);
-    const first = qualifiers[0]!;
-    const local = this.lookupLocal(first);
-    if (local !== undefined && !first.startsWith(".")) return undefined; // a field selection on a local
-    const r = this.resolveCandidates(qualifiers.join("."), this.lookupGlobal);
-    if (r === undefined) return undefined;
-    return local !== undefined ? { ...r, name: `.${r.name}` } : r;
+  /** The global that `root.fields…` names (memoized per environment). */
+  private resolveGlobal(root: string, fieldCount: number): GlobalName | undefined {
+    const node = this.nameNode(root, fieldCount);
+    let r = node.resolved;
+    if (r === undefined) {
+      let name = root;
+      for (let i = fieldCount - 1; i >= 0; i--) name += `.${this.fields[i]!}`;
+      const env = this.env;
+      const found = resolveCandidates(this.info.prefixes, name, (candidate) => lookupGlobal(env, candidate));
+      r = found === undefined ? null : { ...found, reference: referenceOf(found) };
+      node.resolved = r;
+    }
+    return r ?? undefined;
   }
 
   /** The type named in a message literal: a type name known to the environment, as `type(T)`. */
   private resolveTypeIdent(name: string): Resolved | undefined {
-    return this.resolveCandidates(name, (candidate) => {
-      const builtin = this.builtinType(candidate);
+    const env = this.env;
+    return resolveCandidates(this.info.prefixes, name, (candidate) => {
+      const builtin = builtinType(env, candidate);
       if (builtin !== undefined) return { name: candidate, type: typeType(builtin) };
-      const provider = this.env.typeProvider;
+      const provider = env.typeProvider;
       if (provider === undefined) return undefined;
       const ident = provider.findIdent?.(candidate);
       if (ident !== undefined && ident.value instanceof CelType) return { name: candidate, type: typeType(ident.value) };
@@ -323,17 +502,16 @@ class Checker {
     });
   }
 
-  /** Type names every environment knows, plus `optional_type` with the optional library. */
-  private builtinType(name: string): CelType | undefined {
-    const t = BUILTIN_TYPE_NAMES.get(name);
-    if (t !== undefined) return t;
-    if (name === OPTIONAL_NAME && this.env.optionalSyntax) return OPTIONAL_TYPE_VALUE;
-    return undefined;
-  }
-
   private lookupFunction(name: string): FunctionDecl | undefined {
-    const fns = this.env.functions;
-    return this.resolveCandidates(name, (candidate) => fns.get(candidate));
+    const cache = this.info.functions;
+    let fn = cache.get(name);
+    if (fn === undefined) {
+      const fns = this.env.functions;
+      fn = resolveCandidates(this.info.prefixes, name, (candidate) => fns.get(candidate)) ?? null;
+      if (cache.size > MAX_CACHED_FUNCTIONS) cache.clear();
+      cache.set(name, fn);
+    }
+    return fn ?? undefined;
   }
 
   // ---------------------------------------------------------------- traversal
@@ -361,12 +539,25 @@ class Checker {
   }
 
   private checkIdent(e: IdentExpr): Expr {
-    const r = this.resolveSimpleIdent(e.name);
+    const name = e.name;
+    const local = this.lookupLocal(name);
+    const rootScoped = name.charCodeAt(0) === 46;
+    if (local !== undefined && !rootScoped) {
+      this.setType(e, local);
+      this.referenceMap.set(e.id, localReference(name));
+      return e;
+    }
+    const r = this.resolveGlobal(name, 0);
     if (r !== undefined) {
-      const name = r.name;
       this.setType(e, r.type);
-      this.referenceMap.set(e.id, r.value === undefined ? { name } : { name, value: r.value });
-      return name === e.name ? e : { kind: "ident", id: e.id, name };
+      if (local === undefined) {
+        this.referenceMap.set(e.id, r.reference);
+        return r.name === name ? e : { kind: "ident", id: e.id, name: r.name };
+      }
+      // A global shadowed by a local must be written with a leading dot to stay unambiguous.
+      const shadowed = `.${r.name}`;
+      this.referenceMap.set(e.id, r.value === undefined ? { name: shadowed } : { name: shadowed, value: r.value });
+      return shadowed === name ? e : { kind: "ident", id: e.id, name: shadowed };
     }
     this.setType(e, ERROR);
     this.undeclaredReference(e.id, e.name);
@@ -376,28 +567,49 @@ class Checker {
   private checkSelect(e: SelectExpr): Expr {
     // First try to read the whole chain as a qualified name (a variable `a.b.c`, an enum constant).
     if (!e.testOnly) {
-      const qualifiers = qualifiersOf(e);
-      if (qualifiers !== undefined) {
-        const r = this.resolveQualifiedIdent(qualifiers);
-        if (r !== undefined) {
-          this.setType(e, r.type);
-          this.referenceMap.set(e.id, r.value === undefined ? { name: r.name } : { name: r.name, value: r.value });
-          return { kind: "ident", id: e.id, name: r.name };
-        }
+      const r = this.resolveQualified(e);
+      if (r !== undefined) {
+        this.setType(e, r.type);
+        this.referenceMap.set(e.id, r.reference);
+        return { kind: "ident", id: e.id, name: r.name };
       }
     }
-    const [operand, resultType] = this.checkSelectField(e, e.operand, e.field, false);
+    const operand = this.checkSelectField(e, e.operand, e.field, false);
+    const resultType = this.selectType;
     this.setType(e, e.testOnly ? BOOL : substitute(this.mapping, resultType, false));
     return operand === e.operand ? e : { ...e, operand };
   }
 
-  /** Types `operand.field` (or `operand.?field`); returns the rewritten operand and the field's type. */
-  private checkSelectField(
-    e: { readonly id: number },
-    operandExpr: Expr,
-    field: string,
-    optional: boolean,
-  ): [Expr, CelType] {
+  /** `a.b.c` (idents and plain selects only) as a global name, if it is one and `a` is not a local. */
+  private resolveQualified(e: SelectExpr): (Resolved & { readonly reference: Reference }) | undefined {
+    const fields = this.fields;
+    let n = 0;
+    let cur: Expr = e;
+    while (cur.kind === "select") {
+      if (cur.testOnly) return undefined;
+      fields[n++] = cur.field;
+      cur = cur.operand;
+    }
+    if (cur.kind !== "ident") return undefined;
+    const first = cur.name;
+    const local = this.lookupLocal(first);
+    const rootScoped = first.charCodeAt(0) === 46;
+    if (local !== undefined && !rootScoped) return undefined; // a field selection on a local
+    const r = this.resolveGlobal(first, n);
+    if (r === undefined) return undefined;
+    if (local === undefined) return r;
+    const name = `.${r.name}`;
+    return { name, type: r.type, value: r.value, reference: r.value === undefined ? { name } : { name, value: r.value } };
+  }
+
+  /** Type of the field selected by the last {@link checkSelectField}. */
+  private selectType: CelType = ERROR;
+
+  /**
+   * Types `operand.field` (or `operand.?field`); returns the rewritten operand
+   * and leaves the field's type in {@link selectType}.
+   */
+  private checkSelectField(e: { readonly id: number }, operandExpr: Expr, field: string, optional: boolean): Expr {
     const operand = this.check(operandExpr);
     const operandType = substitute(this.mapping, this.getType(operand), false);
     const isOpt = isOptional(operandType);
@@ -423,7 +635,8 @@ class Checker {
         }
         result = DYN;
     }
-    return [operand, isOpt || optional ? optionalType(result) : result];
+    this.selectType = isOpt || optional ? optionalType(result) : result;
+    return operand;
   }
 
   private lookupFieldType(id: number, typeName: string, field: string): CelType | undefined {
@@ -452,14 +665,32 @@ class Checker {
       this.report(fieldExpr.id, `unsupported optional field selection: ${describeExpr(fieldExpr)}`);
       return e;
     }
-    const [operand, resultType] = this.checkSelectField(e, e.args[0]!, fieldExpr.value.value, true);
-    this.setType(e, substitute(this.mapping, resultType, false));
-    this.referenceMap.set(e.id, { overloadIds: ["select_optional_field"] });
+    const operand = this.checkSelectField(e, e.args[0]!, fieldExpr.value.value, true);
+    this.setType(e, substitute(this.mapping, this.selectType, false));
+    this.referenceMap.set(e.id, OPT_SELECT_REFERENCE);
     return operand === e.args[0] ? e : { ...e, args: [operand, fieldExpr] };
   }
 
   private checkCall(e: CallExpr): Expr {
     if (e.fn === Op.optSelect) return this.checkOptSelect(e);
+    const call = this.checkCallExpr(e);
+    // Note the calls an AST validator looks at (by the function name in the checked tree).
+    switch (call.fn) {
+      case "timestamp":
+      case "duration":
+        this.validators |= V_TIME;
+        break;
+      case "matches":
+        this.validators |= V_REGEX;
+        break;
+      case "format":
+        this.validators |= V_FORMAT;
+        break;
+    }
+    return call;
+  }
+
+  private checkCallExpr(e: CallExpr): CallExpr {
     const args = this.checkAll(e.args);
 
     if (e.target === undefined) {
@@ -475,7 +706,7 @@ class Checker {
     }
 
     // `a.b.f(x)` is either the namespaced function `a.b.f` or `f` with receiver `a.b`.
-    const prefix = qualifiedName(e.target);
+    const prefix = this.namespacePrefix(e.target);
     if (prefix !== undefined) {
       const fn = this.lookupFunction(`${prefix}.${e.fn}`);
       if (fn !== undefined) {
@@ -497,6 +728,23 @@ class Checker {
     return call;
   }
 
+  /**
+   * The dotted name a call's target spells (`a.b` in `a.b.f(x)`), when some
+   * function could be named after it.
+   */
+  private namespacePrefix(target: Expr): string | undefined {
+    const roots = this.info.namespaceRoots;
+    if (roots !== undefined) {
+      // Root container: only a name starting with a function's first segment can name a function.
+      let root: Expr = target;
+      while (root.kind === "select" && !root.testOnly) root = root.operand;
+      if (root.kind !== "ident") return undefined;
+      const name = root.name;
+      if (!roots.has(name.charCodeAt(0) === 46 ? name.slice(1) : name)) return undefined;
+    }
+    return qualifiedName(target);
+  }
+
   private checkAll(es: readonly Expr[]): readonly Expr[] {
     let out: Expr[] | undefined;
     for (let i = 0; i < es.length; i++) {
@@ -507,51 +755,71 @@ class Checker {
     return out ?? es;
   }
 
-  private resolveOverloadOrError(
-    call: CallExpr,
-    fn: FunctionDecl,
-    target: Expr | undefined,
-    args: readonly Expr[],
-  ): void {
-    const argTypes: CelType[] = [];
-    if (target !== undefined) argTypes.push(this.getType(target));
-    for (const a of args) argTypes.push(this.getType(a));
-
-    const disabled = this.env.crossTypeNumericComparisons ? undefined : CROSS_TYPE_NUMERIC_OVERLOADS;
+  private resolveOverloadOrError(call: CallExpr, fn: FunctionDecl, target: Expr | undefined, args: readonly Expr[]): void {
     const isMember = target !== undefined;
-    let resultType: CelType | undefined;
-    let ids: string[] | undefined;
+    const argTypes: CelType[] = [];
+    if (isMember) argTypes.push(this.getType(target));
+    for (let i = 0; i < args.length; i++) argTypes.push(this.getType(args[i]!));
 
-    for (const overload of fn.overloads) {
-      if (disabled !== undefined && disabled.has(overload.id)) continue;
-      if (overload.member !== isMember) continue;
+    const fi = functionInfo(this.info, fn);
+    if (fn.name === Op.logicalAnd || fn.name === Op.logicalOr) {
+      this.resolveLogical(call, fi, isMember, args, argTypes);
+      return;
+    }
 
-      // Logical operators: every argument must be a bool; the first overload decides.
-      if (fn.name === Op.logicalAnd || fn.name === Op.logicalOr) {
-        let failed = false;
-        for (let i = 0; i < argTypes.length; i++) {
-          if (!this.isAssignable(argTypes[i]!, BOOL)) {
-            this.typeMismatch(args[i]!.id, BOOL, argTypes[i]!);
-            failed = true;
-          }
-        }
-        if (failed) {
-          this.setType(call, ERROR);
-          return;
-        }
-        this.setType(call, BOOL);
-        this.referenceMap.set(call.id, { overloadIds: [overload.id] });
+    // The resolution depends only on the structure of the argument types (free
+    // type variables up to renaming): replay an earlier one when there is one.
+    const argVars = this.argVars;
+    argVars.length = 0;
+    let key: string | undefined = isMember ? "m" : "g";
+    for (let i = 0; i < argTypes.length && key !== undefined; i++) {
+      key = appendTypeKey(`${key};`, argTypes[i]!, this.mapping, argVars, this.freeTypeVarCounter);
+    }
+    if (key !== undefined) {
+      const cached = fi.resolutions.get(key);
+      if (cached !== undefined) {
+        this.replay(call, cached, argVars);
         return;
       }
+    }
 
-      let params = overload.params;
-      let result = overload.result;
-      const tps = overloadTypeParams(overload);
-      if (params.length !== argTypes.length) {
+    const base = this.freeTypeVarCounter;
+    const mark = this.mapping.mark();
+    let resultType: CelType | undefined;
+    let ids: string[] | undefined;
+    let quick: (string | undefined)[] | undefined;
+
+    const overloads = fi.overloads;
+    for (let oi = 0; oi < overloads.length; oi++) {
+      const o = overloads[oi]!;
+      if (o.member !== isMember) continue;
+      const tps = o.typeParams;
+      if (o.arity !== argTypes.length) {
         // Cannot match; cel-go still instantiates it, which numbers the fresh type variables.
         this.freeTypeVarCounter += tps.length;
         continue;
       }
+      const qk = o.quickKinds;
+      if (qk !== undefined) {
+        // A parameter of another primitive kind (or list/map) than its argument: it cannot match.
+        quick ??= argTypes.map(quickKind);
+        let rejected = false;
+        for (let i = 0; i < qk.length; i++) {
+          const a = quick[i];
+          const p = qk[i];
+          if (a !== undefined && p !== undefined && a !== p) {
+            rejected = true;
+            break;
+          }
+        }
+        if (rejected) {
+          this.freeTypeVarCounter += tps.length;
+          continue;
+        }
+      }
+      const overload = o.decl;
+      let params = overload.params;
+      let result = overload.result;
       if (tps.length > 0) {
         const subs = new Map<string, CelType>();
         for (const tp of tps) subs.set(tp, this.newTypeVar());
@@ -568,19 +836,84 @@ class Checker {
 
     if (resultType === undefined) {
       const shown = argTypes.map((t) => substitute(this.mapping, t, true));
-      this.report(
-        call.id,
-        `found no matching overload for '${fn.name}' applied to '${formatArgTypes(shown, isMember)}'`,
-      );
+      this.report(call.id, `found no matching overload for '${fn.name}' applied to '${formatArgTypes(shown, isMember)}'`);
       this.setType(call, ERROR);
       return;
     }
+    const reference: Reference = Object.freeze({ overloadIds: Object.freeze(ids!) });
     this.setType(call, resultType);
-    this.referenceMap.set(call.id, { overloadIds: ids! });
+    this.referenceMap.set(call.id, reference);
+    if (key !== undefined) this.remember(fi, key, base, mark, resultType, reference);
+  }
+
+  /** Records a resolution for replay, when it can be expressed over placeholders. */
+  private remember(fi: FunctionInfo, key: string, base: number, mark: number, result: CelType, reference: Reference): void {
+    const argVars = this.argVars;
+    const resultTemplate = toTemplate(result, argVars, base);
+    if (resultTemplate === undefined) return;
+    const bindings: CelType[] = [];
+    const m = this.mapping;
+    for (let i = mark; i < m.mark(); i++) {
+      const v = toTemplate(m.trailVar(i), argVars, base);
+      const to = toTemplate(m.trailValue(i), argVars, base);
+      if (v === undefined || to === undefined) return;
+      bindings.push(v, to);
+    }
+    if (fi.resolutions.size >= MAX_RESOLUTIONS) fi.resolutions.clear();
+    fi.resolutions.set(key, {
+      consumed: this.freeTypeVarCounter - base,
+      result: resultTemplate,
+      resultHasPlaceholder: hasPlaceholder(resultTemplate),
+      reference,
+      bindings,
+    });
+  }
+
+  private replay(call: CallExpr, r: Resolution, argVars: readonly CelType[]): void {
+    const base = this.freeTypeVarCounter;
+    this.freeTypeVarCounter = base + r.consumed;
+    const b = r.bindings;
+    for (let i = 0; i < b.length; i += 2) {
+      this.mapping.add(fromTemplate(b[i]!, argVars, base), fromTemplate(b[i + 1]!, argVars, base));
+    }
+    this.setType(call, r.resultHasPlaceholder ? fromTemplate(r.result, argVars, base) : r.result);
+    this.referenceMap.set(call.id, r.reference);
+  }
+
+  /** Logical operators: every argument must be a bool; the first overload decides. */
+  private resolveLogical(
+    call: CallExpr,
+    fi: FunctionInfo,
+    isMember: boolean,
+    args: readonly Expr[],
+    argTypes: readonly CelType[],
+  ): void {
+    for (const o of fi.overloads) {
+      if (o.member !== isMember) continue;
+      let failed = false;
+      for (let i = 0; i < argTypes.length; i++) {
+        const t = argTypes[i]!;
+        if (t !== BOOL && !this.isAssignable(t, BOOL)) {
+          this.typeMismatch(args[i]!.id, BOOL, t);
+          failed = true;
+        }
+      }
+      if (failed) {
+        this.setType(call, ERROR);
+        return;
+      }
+      this.setType(call, BOOL);
+      this.referenceMap.set(call.id, logicalReference(o.decl.id));
+      return;
+    }
+    const shown = argTypes.map((t) => substitute(this.mapping, t, true));
+    this.report(call.id, `found no matching overload for '${call.fn}' applied to '${formatArgTypes(shown, isMember)}'`);
+    this.setType(call, ERROR);
   }
 
   private checkList(e: ListExpr): Expr {
     const elements = this.checkAll(e.elements);
+    if (elements.length >= 2) this.validators |= V_HOMOGENEOUS;
     let elemsType: CelType | undefined;
     const optionals = e.optionalIndices;
     for (let i = 0; i < elements.length; i++) {
@@ -600,6 +933,7 @@ class Checker {
     let keyType: CelType | undefined;
     let valueType: CelType | undefined;
     let entries: MapEntry[] | undefined;
+    if (e.entries.length >= 2) this.validators |= V_HOMOGENEOUS;
     for (let i = 0; i < e.entries.length; i++) {
       const entry = e.entries[i]!;
       const key = this.check(entry.key);
@@ -691,7 +1025,11 @@ class Checker {
     const accuInit = this.check(e.accuInit);
     const rangeType = substitute(this.mapping, this.getType(iterRange), false);
     const accuType = this.getType(accuInit);
-    this.scopes.push(new Map([[e.accuVar, accuType]]));
+    const names = this.localNames;
+    const types = this.localTypes;
+    const outer = names.length;
+    names.push(e.accuVar);
+    types.push(accuType);
 
     const twoVar = e.iterVar2 !== undefined && e.iterVar2 !== "";
     let varType: CelType;
@@ -724,16 +1062,22 @@ class Checker {
         if (twoVar) var2Type = ERROR;
     }
 
-    const loopScope = new Map<string, CelType>([[e.iterVar, varType]]);
-    if (twoVar) loopScope.set(e.iterVar2!, var2Type!);
-    this.scopes.push(loopScope);
+    // The loop scope: the iteration variables (the second one wins when they are the same).
+    names.push(e.iterVar);
+    types.push(varType);
+    if (twoVar) {
+      names.push(e.iterVar2!);
+      types.push(var2Type!);
+    }
     const loopCondition = this.check(e.loopCondition);
     this.assertType(loopCondition, BOOL);
     const loopStep = this.check(e.loopStep);
     this.assertType(loopStep, accuType);
-    this.scopes.pop();
+    names.length = outer + 1;
+    types.length = outer + 1;
     const result = this.check(e.result);
-    this.scopes.pop();
+    names.length = outer;
+    types.length = outer;
     this.setType(e, substitute(this.mapping, this.getType(result), false));
 
     if (
@@ -754,6 +1098,76 @@ class Checker {
   }
 }
 
+const OPT_SELECT_REFERENCE: Reference = Object.freeze({ overloadIds: Object.freeze(["select_optional_field"]) });
+
+const LOGICAL_REFERENCES = new Map<string, Reference>();
+
+function logicalReference(id: string): Reference {
+  let r = LOGICAL_REFERENCES.get(id);
+  if (r === undefined) {
+    r = Object.freeze({ overloadIds: Object.freeze([id]) });
+    LOGICAL_REFERENCES.set(id, r);
+  }
+  return r;
+}
+
+/**
+ * Expression id → value, stored densely by id (ids are small and allocated in
+ * sequence), as the checker's `typeMap` and `referenceMap`. Iterates in id order.
+ */
+class DenseMap<V> implements ReadonlyMap<number, V> {
+  private readonly items: (V | undefined)[] = [];
+
+  get size(): number {
+    let n = 0;
+    for (const v of this.items) if (v !== undefined) n++;
+    return n;
+  }
+  get(id: number): V | undefined {
+    return this.items[id];
+  }
+  has(id: number): boolean {
+    return this.items[id] !== undefined;
+  }
+  set(id: number, v: V): void {
+    const a = this.items;
+    // Fill any gap so the array stays packed.
+    while (a.length < id) a.push(undefined);
+    a[id] = v;
+  }
+  /** Type maps: replaces bound type parameters by their substitutions and free ones by dyn. */
+  substituteAll(this: DenseMap<CelType>, m: Mapping): void {
+    const a = this.items;
+    for (let i = 0; i < a.length; i++) {
+      const t = a[i];
+      if (t !== undefined) a[i] = substitute(m, t, true);
+    }
+  }
+  forEach(cb: (value: V, key: number, map: ReadonlyMap<number, V>) => void, thisArg?: unknown): void {
+    const a = this.items;
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i];
+      if (v !== undefined) cb.call(thisArg, v, i, this);
+    }
+  }
+  *entries(): MapIterator<[number, V]> {
+    const a = this.items;
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i];
+      if (v !== undefined) yield [i, v];
+    }
+  }
+  *keys(): MapIterator<number> {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values(): MapIterator<V> {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator](): MapIterator<[number, V]> {
+    return this.entries();
+  }
+}
+
 function constantType(c: Constant): CelType {
   switch (c.kind) {
     case "null":
@@ -771,20 +1185,6 @@ function constantType(c: Constant): CelType {
     case "bytes":
       return BYTES;
   }
-}
-
-/** `a.b.c` → ["a", "b", "c"] when the chain is idents and plain selects only. */
-function qualifiersOf(e: SelectExpr): string[] | undefined {
-  const out: string[] = [];
-  let cur: Expr = e;
-  while (cur.kind === "select") {
-    if (cur.testOnly) return undefined;
-    out.push(cur.field);
-    cur = cur.operand;
-  }
-  if (cur.kind !== "ident") return undefined;
-  out.push(cur.name);
-  return out.reverse();
 }
 
 /** The dotted name an expression spells (`a.b.c`), if it is one. */
