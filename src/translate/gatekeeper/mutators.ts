@@ -5,7 +5,7 @@
  * (CRD) validation and defaulting come first (`types.ts`); then Gatekeeper's own checks, which
  * stop at the first problem as Gatekeeper does.
  */
-import { FieldPath, errorString, goQuote, type FieldError } from "../../diag/index.js";
+import { FieldPath, errorBody, goQuote, type FieldError } from "../../diag/index.js";
 import { keyValueMatches, mutatePath, MutateError, type Setter } from "./core.js";
 import { mutateImage, validateImageParts } from "./image.js";
 import { effectiveOperations, validateOperations, type Operation } from "./match.js";
@@ -123,8 +123,9 @@ export function hasSchema(m: Mutator): m is MutatorWithSchema {
 
 /**
  * A rejected mutator. `message` is Gatekeeper's error text (for structural errors, the
- * apiserver's `field: detail` text); `path` the field it is about; `fieldError` is set for
- * structural (CRD schema) errors.
+ * apiserver's error body, e.g. `Unsupported value: "x": supported values: …`); `path` the
+ * field it is about, so `${path}: ${message}` reads like an apiserver field error;
+ * `fieldError` is set for structural (CRD schema) errors.
  */
 export interface MutatorIssue {
   readonly path: FieldPath;
@@ -382,7 +383,7 @@ export function compileMutator(doc: unknown): CompileResult {
   if (!decoded.ok) {
     return {
       ok: false,
-      issues: decoded.errors.map((fe) => ({ path: fe.path, message: errorString(fe), fieldError: fe })),
+      issues: decoded.errors.map((fe) => ({ path: fe.path, message: errorBody(fe), fieldError: fe })),
     };
   }
   const d = decoded.value;

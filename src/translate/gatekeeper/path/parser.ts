@@ -188,6 +188,17 @@ export function quoteSegment(s: string): string {
   return s;
 }
 
+const BARE = /^[A-Za-z_-][A-Za-z0-9_-]*$/;
+
+/**
+ * A canonical, always re-parsable rendering of a segment: bare when it lexes as one bare
+ * IDENT, else double-quoted. (Gatekeeper's own {@link quoteSegment} leaves e.g. `a/b`, `é`
+ * or a carriage return unquoted, which then does not parse back.)
+ */
+export function formatSegment(s: string): string {
+  return BARE.test(s) ? s : '"' + s.replace(/\\/g, "\\\\").replace(/"/g, '\\"') + '"';
+}
+
 /** `Node.String()`. */
 export function printNode(n: PathNode): string {
   if (n.type === "Object") return quoteSegment(n.reference);
@@ -198,14 +209,34 @@ export function printNode(n: PathNode): string {
   return `[${key}: ]`;
 }
 
-/** `Path.String()`: object nodes joined by `.`, list nodes appended without a dot. */
-export function printPath(p: Path): string {
+function render(p: Path, seg: (s: string) => string): string {
   let out = "";
   p.nodes.forEach((n, i) => {
-    if (n.type === "Object" && i > 0) out += ".";
-    out += printNode(n);
+    if (n.type === "Object") {
+      if (i > 0) out += ".";
+      out += seg(n.reference);
+      return;
+    }
+    const key = seg(n.keyField);
+    if (n.glob) out += `[${key}: *]`;
+    else if (typeof n.keyValue === "string") out += `[${key}: ${seg(n.keyValue)}]`;
+    else if (typeof n.keyValue === "bigint") out += `[${key}: ${n.keyValue.toString()}]`;
+    else out += `[${key}: ]`;
   });
   return out;
+}
+
+/**
+ * `Path.String()`, exactly as Gatekeeper prints a location in its messages: object nodes
+ * joined by `.`, list nodes appended without a dot, segments quoted by {@link quoteSegment}.
+ */
+export function printPath(p: Path): string {
+  return render(p, quoteSegment);
+}
+
+/** Like {@link printPath} but always re-parsable: `parsePath(formatPath(p))` equals `p`. */
+export function formatPath(p: Path): string {
+  return render(p, formatSegment);
 }
 
 /** `reflect.DeepEqual` of two nodes (key values type-sensitive). */
