@@ -607,7 +607,15 @@ const OURS: Case[] = [
     criteria: crit({ resourceRules: [rule(["extensions"], ["v1beta1"], ["deployments"])] }),
     request: req({ kind: "apps/v1 Deployment", resource: "apps/v1 deployments", ns: "team-a" }),
     matches: false,
-    reason: "(Equivalent: no equivalent resources)",
+    reason: "resource rule 0 does not match: group 'apps' not in apiGroups [extensions]",
+  },
+  {
+    name: "Equivalent miss lists the equivalents tried",
+    criteria: crit({ resourceRules: [rule(["autoscaling"], ["v1"], ["horizontalpodautoscalers"], { operations: ["UPDATE"] })] }),
+    request: req({ kind: "autoscaling/v2 HorizontalPodAutoscaler", resource: "autoscaling/v2 horizontalpodautoscalers", ns: "team-a" }),
+    matches: false,
+    reason:
+      "resource rule 0 does not match: operation 'CREATE' not in [UPDATE] (Equivalent: nor do the equivalent resources autoscaling/v1 horizontalpodautoscalers)",
   },
   {
     name: "Exact does not look at equivalents",

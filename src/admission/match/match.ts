@@ -194,8 +194,9 @@ export function matchResourceRules(
     }
   }
   const others = equivalents.filter((e) => !sameGVR(e, req.resource)).map((e) => gvrDisplay(e, req.subResource));
-  const eqNote = others.length === 0 ? "no equivalent resources" : `nor do equivalent resources ${others.join(", ")}`;
-  return { matched: false, reason: `${misses.join("; ") || `no ${label}s`} (Equivalent: ${eqNote})` };
+  const base = misses.join("; ") || `no ${label}s`;
+  if (others.length === 0) return { matched: false, reason: base };
+  return { matched: false, reason: `${base} (Equivalent: nor do the equivalent resources ${others.join(", ")})` };
 }
 
 /** A plain error (not a StatusError): the dispatcher wraps it as a configuration error. */
