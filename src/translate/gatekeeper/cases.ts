@@ -10,6 +10,12 @@ import type { Operation, Source } from "./match.js";
 
 export interface GatekeeperCase {
   readonly name: string;
+  /**
+   * Which harness a case is meant for. Neither shared file sets it today (every case was
+   * produced by Gatekeeper's own MutatorFor* + System.Mutate, i.e. the reference semantics);
+   * absent means the reference harness.
+   */
+  readonly harness?: string;
   readonly source_test?: string;
   readonly basis?: string;
   readonly mutator?: unknown;
@@ -126,6 +132,28 @@ export function compareObjects(actual: unknown, expected: unknown, ignore: reado
     setAt(e, segs, null);
   }
   return jsonEqual(a, e) ? undefined : `object differs:\n  got      ${JSON.stringify(a)}\n  expected ${JSON.stringify(e)}`;
+}
+
+/** The harness name of the reference semantics. */
+export const REFERENCE_HARNESS = "reference";
+
+/** Whether a case is for the reference semantics (no `harness`, or `harness: reference`). */
+export function isReferenceCase(c: GatekeeperCase): boolean {
+  return c.harness === undefined || c.harness === REFERENCE_HARNESS;
+}
+
+export interface CaseFileReport {
+  readonly total: number;
+  readonly run: number;
+  readonly passed: number;
+  readonly outcomes: readonly CaseOutcome[];
+}
+
+/** Loads a parsed case file and runs its reference cases. */
+export function runCaseFile(doc: unknown): CaseFileReport {
+  const cases = loadCases(doc);
+  const outcomes = cases.filter(isReferenceCase).map(runCase);
+  return { total: cases.length, run: outcomes.length, passed: outcomes.filter((o) => o.passed).length, outcomes };
 }
 
 /** Runs one case on the reference semantics. */
