@@ -306,6 +306,11 @@ describe("pairing policies and bindings", () => {
     expect(set.hooks[0]!.configurationError).toBe("failed to find resource referenced by paramKind: '/v2, Kind=ConfigMap'");
   });
 
+  it("a paramKind in a version the apiserver does not serve is unknown", () => {
+    const { set } = select([policy("p", { paramKind: { apiVersion: "resource.k8s.io/v1beta1", kind: "DeviceClass" } })], [binding("b", "p")]);
+    expect(set.hooks[0]!.configurationError).toBe("failed to find resource referenced by paramKind: 'resource.k8s.io/v1beta1, Kind=DeviceClass'");
+  });
+
   it("a paramKind apiVersion that does not parse drops the policy", () => {
     const { set, sel } = select([policy("p", { paramKind: { apiVersion: "a/b/c", kind: "X" } })], [binding("b", "p")]);
     expect(set.hooks).toEqual([]);

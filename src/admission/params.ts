@@ -108,7 +108,9 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 /** Resolves a paramKind's scope: the catalog's resource for that GVK. */
 export interface ParamKindResolver {
-  resourceForKind(gvk: GroupVersionKind): { readonly scope: ResourceScope; readonly gvr: GroupVersionResource } | undefined;
+  resourceForKind(
+    gvk: GroupVersionKind,
+  ): { readonly scope: ResourceScope; readonly gvr: GroupVersionResource; readonly served?: boolean } | undefined;
 }
 
 /** Pairs policies and bindings into hooks, in our documented order. */
@@ -149,7 +151,8 @@ export function buildHooks<P extends PolicyLike, B extends BindingLike>(
     }
     const paramKind: GroupVersionKind = { group: gv.group, version: gv.version, kind: pk.kind ?? "" };
     const info = resolver.resourceForKind(paramKind);
-    if (info === undefined) {
+    // The REST mapper knows served versions only (an alpha/beta version not enabled is unknown).
+    if (info === undefined || info.served === false) {
       set.hooks.push({
         policy,
         bindings: sorted,
