@@ -204,3 +204,69 @@ describe("oracle: every other case selects one invocation per binding", () => {
     });
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// map-cases.yaml (Kubernetes unit and integration tests) with params and bindings. Their policies
+// carry no matchConstraints (the tests match everything); we give them a match-all rule, and the
+// bindings, which are unnamed there, the names b0, b1, ...
+
+const MAP_CASES = fileURLToPath(new URL("../../../shared/conformance/map-cases.yaml", import.meta.url));
+
+interface MapCase {
+  name: string;
+  operation: "CREATE";
+  object: JsonObject;
+  paramObjects?: JsonObject[];
+  policy: { paramKind?: { apiVersion: string; kind: string }; failurePolicy?: string };
+  bindings: { policyName: string; paramRef?: JsonObject }[];
+  expect: { object?: JsonObject; error?: string };
+}
+
+const MAP_SCENARIOS: Record<string, Expected> = {
+  // two bindings of one policy, each with its own param (explicit namespace) → both apply.
+  "it-two-bindings-two-params": { invocations: ["b0/multi-binding-param-1", "b1/multi-binding-param-2"] },
+  // paramRef without namespace → the request namespace.
+  "it-native-param-by-name": { invocations: ["b0/policy-with-native-param"] },
+  "params-not-found-deny": {
+    invocations: [],
+    errors: ["policy 'p' with binding 'b0' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"],
+  },
+  "params-namespace-on-cluster-scoped-kind": {
+    invocations: [],
+    errors: [
+      "policy 'p' with binding 'b0' denied request: failed to configure binding: paramRef.namespace must not be provided for a cluster-scoped `paramKind`",
+    ],
+  },
+};
+
+describe("map-cases.yaml: params scenarios", () => {
+  const all = (parse(readFileSync(MAP_CASES, "utf8")) as { cases: MapCase[] }).cases;
+  for (const [name, want] of Object.entries(MAP_SCENARIOS)) {
+    it(name, () => {
+      const c = all.find((x) => x.name === name)!;
+      const policyName = c.bindings[0]!.policyName;
+      const policy = {
+        metadata: { name: policyName },
+        spec: {
+          ...(c.policy.paramKind !== undefined ? { paramKind: c.policy.paramKind } : {}),
+          failurePolicy: c.policy.failurePolicy ?? "Fail",
+          matchConstraints: {
+            namespaceSelector: {},
+            objectSelector: {},
+            matchPolicy: "Equivalent",
+            resourceRules: [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*"] }],
+          },
+        },
+      };
+      const bindings = c.bindings.map((b, i) => ({ metadata: { name: `b${i}` }, spec: { policyName: b.policyName, ...(b.paramRef ? { paramRef: b.paramRef } : {}) } }));
+      const catalog = ResourceCatalog.builtin();
+      const built = newAdmissionRequest({ operation: c.operation, object: c.object }, catalog);
+      if (!built.ok) throw new Error(built.error);
+      const set = buildHooks([policy], bindings, catalog);
+      const sel = selectInvocations(built.request, set.hooks, { catalog, params: inMemoryParamSource(c.paramObjects ?? []) });
+      expect(sel.invocations.map(describeInvocation)).toEqual(want.invocations);
+      expect(sel.errors.map((e) => formatPolicyError(e.policy.metadata.name, e.binding?.metadata.name, e.message))).toEqual(want.errors ?? []);
+      if (c.expect.error !== undefined) expect(want.errors?.[0]).toContain(c.expect.error);
+    });
+  }
+});
