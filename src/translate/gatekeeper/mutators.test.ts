@@ -163,10 +163,27 @@ describe("System", () => {
     );
     expect(s.mutate(pod).changed).toBe(false);
   });
-  it("refuses external data offline", () => {
+  it("refuses external data offline unless a resolver is given", () => {
     const m = compiled(assign("ext", "spec.containers[name: *].image", { assign: { externalData: { provider: "p" } } }));
-    const r = mutate(pod, [m]);
-    expect(r.error).toMatch(/^failed to resolve external data placeholders: external data provider "p" cannot be called offline/);
+    expect(mutate(pod, [m]).error).toMatch(/^failed to resolve external data placeholders: external data provider "p" cannot be called offline/);
+    const seen: string[][] = [];
+    const r = mutate(pod, [m], {
+      externalData: (provider, keys) => {
+        seen.push([provider, ...keys]);
+        return { idempotent: true, items: [{ key: "nginx", value: "reg.io/nginx@sha256:1" }] };
+      },
+    });
+    expect(seen).toEqual([["p", "nginx"]]);
+    expect((r.object as typeof pod).spec.containers.map((c) => c.image)).toEqual(["reg.io/nginx@sha256:1", "reg.io/nginx@sha256:1"]);
+    const ignore = compiled(
+      assign("ext", "spec.containers[name: *].image", { assign: { externalData: { provider: "p", failurePolicy: "UseDefault", default: "d" } } }),
+    );
+    const r2 = mutate(pod, [ignore], { externalData: () => ({ idempotent: false, items: [] }) });
+    expect((r2.object as typeof pod).spec.containers.map((c) => c.image)).toEqual(["d", "d"]);
+    const r3 = mutate(pod, [m], { externalData: () => ({ idempotent: true, items: [{ key: "nginx", error: "nope" }] }) });
+    expect(r3.error).toBe(
+      "failed to resolve external data placeholders: failed to retrieve external data item from provider p: nope",
+    );
   });
   it("adds mutation annotations when enabled", () => {
     const m = compiled({

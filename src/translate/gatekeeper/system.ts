@@ -15,6 +15,7 @@ import {
   deepEqual,
   ExternalDataPlaceholder,
   fromJSON,
+  goTypeName,
   isMap,
   toJSON,
   type GoMap,
@@ -34,6 +35,20 @@ export interface MutateOptions {
   readonly mutationAnnotations?: boolean;
   /** The run's UUID (default `crypto.randomUUID()`). */
   readonly uuid?: () => string;
+  /**
+   * Answers external-data requests (one call per provider with the de-duplicated keys).
+   * Absent: there is no way to reach a provider offline, and any placeholder left after the
+   * passes fails the request with an explicit error. Throwing = the request failed (then
+   * each placeholder's failurePolicy applies, as in Gatekeeper).
+   */
+  readonly externalData?: (provider: string, keys: readonly string[]) => ExternalDataResponse;
+}
+
+/** A provider's answer (`externaldata.ProviderResponse.Response`). */
+export interface ExternalDataResponse {
+  readonly idempotent: boolean;
+  readonly systemError?: string;
+  readonly items: readonly { readonly key: string; readonly value?: unknown; readonly error?: string }[];
 }
 
 export interface MutateResult {
@@ -163,11 +178,12 @@ export class System {
         if (iteration === 1) return { object, changed: false, iterations: 0, applied: [], conflicts };
         const pending = placeholders(obj);
         if (pending.length > 0) {
-          return fail(
-            iteration,
-            `failed to resolve external data placeholders: external data provider ${JSON.stringify(pending[0]!.provider)} cannot be called offline; ` +
-              `externalData mutations are not supported by this evaluator`,
-          );
+          const err =
+            opts.externalData === undefined
+              ? `external data provider ${JSON.stringify(pending[0]!.provider)} cannot be called offline; ` +
+                `externalData mutations need an externalData resolver`
+              : resolvePlaceholders(obj, pending, opts.externalData);
+          if (err !== undefined) return fail(iteration, `failed to resolve external data placeholders: ${err}`);
         }
         const appliedAll = [...new Set(all.flat())].sort(byteCompare);
         if (opts.mutationAnnotations === true) setAnnotations(obj, appliedAll.join(", "), uuid);
@@ -190,6 +206,79 @@ function placeholders(v: GoValue, out: ExternalDataPlaceholder[] = []): External
   else if (Array.isArray(v)) for (const x of v) placeholders(x, out);
   else if (isMap(v)) for (const x of Object.values(v)) placeholders(x, out);
   return out;
+}
+
+/** `resolvePlaceholders` + `mutateWithExternalData`: replaces every placeholder; the aggregated error, if any. */
+function resolvePlaceholders(
+  obj: GoMap,
+  pending: readonly ExternalDataPlaceholder[],
+  ask: (provider: string, keys: readonly string[]) => ExternalDataResponse,
+): string | undefined {
+  const keys = new Map<string, Set<string>>();
+  for (const p of pending) {
+    if (!keys.has(p.provider)) keys.set(p.provider, new Set());
+    keys.get(p.provider)!.add(p.valueAtLocation);
+  }
+  const responses = new Map<string, Map<string, { value?: unknown; error?: string }>>();
+  const errors = new Map<string, string>();
+  for (const [provider, ks] of keys) {
+    let resp: ExternalDataResponse;
+    try {
+      resp = ask(provider, [...ks]);
+    } catch (e) {
+      errors.set(provider, `failed to send external data request to provider ${provider}: ${(e as Error).message}`);
+      continue;
+    }
+    const sys = (resp.systemError ?? "").trim();
+    if (sys !== "") {
+      errors.set(provider, `failed to validate external data response from provider ${provider}: non-empty system error: ${sys}`);
+      continue;
+    }
+    if (!resp.idempotent) {
+      errors.set(provider, `failed to validate external data response from provider ${provider}: non-idempotent response`);
+      continue;
+    }
+    responses.set(provider, new Map(resp.items.map((i) => [i.key, i])));
+  }
+  const all: string[] = [];
+  const walk = (v: GoValue): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (isMap(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (!(x instanceof ExternalDataPlaceholder)) {
+          walk(x);
+          continue;
+        }
+        let err = errors.get(x.provider);
+        let value = "";
+        if (err === undefined) {
+          const r = responses.get(x.provider);
+          const item = r?.get(x.valueAtLocation);
+          if (r === undefined) err = `failed to find external data provider ${x.provider} in responses`;
+          else if (item === undefined) err = `failed to find external data item in response for provider ${x.provider}`;
+          else if (item.error !== undefined && item.error !== "") {
+            err = `failed to retrieve external data item from provider ${x.provider}: ${item.error}`;
+          } else if (typeof item.value !== "string") {
+            err = `failed to convert external data item value from provider ${x.provider} to string, got type ${goTypeName(fromJSON(item.value))}`;
+          } else value = item.value;
+        }
+        if (err !== undefined) {
+          if (x.failurePolicy === "Ignore") value = x.valueAtLocation;
+          else if (x.failurePolicy === "UseDefault") value = x.defaultValue;
+          else {
+            all.push(err);
+            continue;
+          }
+        }
+        v[k] = value;
+      }
+    }
+  };
+  walk(obj);
+  // errorsutil.NewAggregate(...).Error(): duplicates dropped, brackets only for several messages
+  const unique = [...new Set(all)];
+  if (unique.length === 0) return undefined;
+  return unique.length === 1 ? unique[0] : "[" + unique.join(", ") + "]";
 }
 
 /** `mutationAnnotations`: `GetAnnotations` (nil unless a map of strings), set both keys, `SetAnnotations`. */
