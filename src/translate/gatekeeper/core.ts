@@ -7,7 +7,7 @@
 import type { ListNode, Path } from "./path/parser.js";
 import { goNodeString } from "./path/parser.js";
 import type { Tester } from "./path/tester.js";
-import { GoFloat, goTypeName, isMap, scalarEqual, type GoMap, type GoValue } from "./value.js";
+import { GoFloat, goTypeName, isMap, setKey, type GoMap, type GoValue } from "./value.js";
 
 /** An error raised while mutating an object (Gatekeeper's message). */
 export class MutateError extends Error {
@@ -62,7 +62,7 @@ class State {
       }
       const next = exists ? current[entry.reference]! : this.createMissing(depth);
       const [mutated, value] = this.walk(next, depth + 1);
-      if (mutated) current[entry.reference] = value;
+      if (mutated) setKey(current, entry.reference, value);
       return [mutated, current];
     }
     if (!Array.isArray(current)) {
@@ -132,7 +132,7 @@ class State {
     if (entry.type === "List") {
       if (!isMap(next)) throw new MutateError("two consecutive list path entries not allowed");
       if (entry.keyValue === undefined) throw new MutateError("list entry has no key value");
-      next[entry.keyField] = keyValueToGo(entry.keyValue);
+      setKey(next, entry.keyField, keyValueToGo(entry.keyValue));
     }
     return next;
   }

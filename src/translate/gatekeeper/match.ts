@@ -7,7 +7,7 @@
 import { goQuote } from "../../diag/index.js";
 import { compileSelector, selectorMatches } from "./labels.js";
 import type { ApplyTo, Match } from "./types.js";
-import { isMap, type GoMap, type GoValue } from "./value.js";
+import { isMap, setKey, type GoMap, type GoValue } from "./value.js";
 
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 export type Source = "All" | "Original" | "Generated";
@@ -51,7 +51,7 @@ export function objectLabels(obj: GoMap): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, x] of Object.entries(v)) {
     if (typeof x !== "string") return {};
-    out[k] = x;
+    setKey(out, k, x);
   }
   return out;
 }

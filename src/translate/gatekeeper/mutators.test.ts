@@ -64,6 +64,18 @@ describe("structural (CRD) validation", () => {
       issues({ apiVersion: "mutations.gatekeeper.sh/v1", kind: "AssignImage", metadata: { name: "i" }, spec: {} }),
     ).toEqual(['apiVersion: Unsupported value: "mutations.gatekeeper.sh/v1": supported values: "mutations.gatekeeper.sh/v1alpha1"']);
   });
+  it("requires a name, as the apiserver does", () => {
+    expect(issues({ apiVersion: "mutations.gatekeeper.sh/v1", kind: "Assign", spec: {} })).toEqual([
+      "metadata.name: Required value: name or generateName is required",
+    ]);
+  });
+  it("treats __proto__ as an ordinary key", () => {
+    const m = compiled(assign("p", `spec."__proto__".x`, { assign: { value: "v" } }));
+    const r = mutate({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" } }, [m]);
+    const spec = (r.object as { spec: object }).spec;
+    expect(Object.getPrototypeOf(spec)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(spec, "__proto__")?.value).toEqual({ x: "v" });
+  });
   it("defaults ModifySet operation to merge and prunes unknown fields", () => {
     const m = compiled({
       apiVersion: "mutations.gatekeeper.sh/v1beta1",

@@ -31,6 +31,7 @@ import {
   goTypeName,
   isMap,
   NIL_LIST,
+  setKey,
   type GoMap,
   type GoValue,
 } from "./value.js";
@@ -285,7 +286,7 @@ function defaultSetter(value: GoValue): Setter {
         }
         v = incoming;
       }
-      obj[key] = v;
+      setKey(obj, key, v);
     },
   };
 }
@@ -303,7 +304,7 @@ function modifySetSetter(op: "merge" | "prune", values: readonly GoValue[] | nul
       const has = Object.prototype.hasOwnProperty.call(obj, key);
       if (op === "merge") {
         if (!has) {
-          obj[key] = vals === null ? NIL_LIST.make() : vals.map(deepCopy);
+          setKey(obj, key, vals === null ? NIL_LIST.make() : vals.map(deepCopy));
           return;
         }
         const cur = obj[key];
@@ -318,13 +319,17 @@ function modifySetSetter(op: "merge" | "prune", values: readonly GoValue[] | nul
           }
           out.push(v);
         }
-        obj[key] = out;
+        setKey(obj, key, out);
         return;
       }
       if (!has) return;
       const cur = obj[key];
       if (!Array.isArray(cur)) throw notAList(cur);
-      obj[key] = cur.filter((e) => !(vals ?? []).some((v) => deepEqualGo(v, e)));
+      setKey(
+        obj,
+        key,
+        cur.filter((e) => !(vals ?? []).some((v) => deepEqualGo(v, e))),
+      );
     },
   };
 }
@@ -346,7 +351,7 @@ function imageSetter(domain: string, path: string, tag: string): Setter {
         }
         s = v;
       }
-      obj[key] = mutateImage(domain, path, tag, s);
+      setKey(obj, key, mutateImage(domain, path, tag, s));
     },
   };
 }

@@ -17,6 +17,7 @@ import {
   fromJSON,
   goTypeName,
   isMap,
+  setKey,
   toJSON,
   type GoMap,
   type GoValue,
@@ -270,7 +271,7 @@ function resolvePlaceholders(
             continue;
           }
         }
-        v[k] = value;
+        setKey(v, k, value);
       }
     }
   };

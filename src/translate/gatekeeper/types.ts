@@ -13,6 +13,7 @@ import {
   required,
   type FieldError,
 } from "../../diag/index.js";
+import { setKey } from "./value.js";
 
 export const GROUP = "mutations.gatekeeper.sh";
 export type MutatorKind = "Assign" | "AssignImage" | "AssignMetadata" | "ModifySet";
@@ -152,7 +153,7 @@ function dropNulls(v: unknown, keep: (path: readonly (string | number)[]) => boo
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       if (x === null || x === undefined) continue;
-      out[k] = dropNulls(x, keep, [...path, k]);
+      setKey(out, k, dropNulls(x, keep, [...path, k]));
     }
     return out;
   }
@@ -245,5 +246,9 @@ export function decodeResource(doc: unknown): { ok: true; value: DecodedResource
   const cleaned = dropNulls(doc, isPreserved);
   const r = SCHEMAS[k].safeParse(cleaned, { reportInput: true });
   if (!r.success) return { ok: false, errors: issuesToErrors(r.error.issues) };
+  if ((r.data.metadata?.name ?? "") === "") {
+    // apimachinery ValidateObjectMeta (a mutator cannot be created through the API without a name)
+    return { ok: false, errors: [required(FieldPath.root("metadata", "name"), "name or generateName is required")] };
+  }
   return { ok: true, value: { kind: k, version, resource: r.data } as DecodedResource };
 }

@@ -59,6 +59,15 @@ export const NIL_LIST = {
   },
 };
 
+/**
+ * Sets a map entry; `__proto__` is stored as an own property like any other key (JSON keys
+ * are data, never a prototype).
+ */
+export function setKey<T>(obj: Record<string, T>, key: string, value: T): void {
+  if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
 export function isMap(v: unknown): v is GoMap {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof GoFloat) && !(v instanceof ExternalDataPlaceholder);
 }
@@ -74,7 +83,7 @@ export function fromJSONFloat(v: unknown): GoValue {
   if (Array.isArray(v)) return v.map(fromJSONFloat);
   if (isPlainObject(v)) {
     const out: GoMap = {};
-    for (const [k, x] of Object.entries(v)) out[k] = fromJSONFloat(x);
+    for (const [k, x] of Object.entries(v)) setKey(out, k, fromJSONFloat(x));
     return out;
   }
   return fromJSON(v);
@@ -94,7 +103,7 @@ export function fromJSON(v: unknown): GoValue {
   if (isPlainObject(v)) {
     const out: GoMap = {};
     for (const [k, x] of Object.entries(v)) {
-      if (x !== undefined) out[k] = fromJSON(x);
+      if (x !== undefined) setKey(out, k, fromJSON(x));
     }
     return out;
   }
@@ -108,7 +117,7 @@ export function toJSON(v: GoValue): unknown {
   if (Array.isArray(v)) return NIL_LIST.has(v) && v.length === 0 ? null : v.map(toJSON);
   if (isMap(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toJSON(x);
+    for (const [k, x] of Object.entries(v)) setKey(out, k, toJSON(x));
     return out;
   }
   return v;
@@ -120,7 +129,7 @@ export function deepCopy(v: GoValue): GoValue {
   if (v instanceof ExternalDataPlaceholder) return v.copy();
   if (isMap(v)) {
     const out: GoMap = {};
-    for (const [k, x] of Object.entries(v)) out[k] = deepCopy(x);
+    for (const [k, x] of Object.entries(v)) setKey(out, k, deepCopy(x));
     return out;
   }
   return v;
