@@ -117,7 +117,22 @@ describe("help", () => {
   it("celmap cel --help documents every option, examples, value mapping and exit codes", async () => {
     const r = await cli("cel", "--help");
     expect(r.code).toBe(0);
-    for (const s of ["--var name=<json>", "--vars <file>", "--pretty", "--help", "Examples:", "How results print", "Exit codes:"]) {
+    for (const s of [
+      "--var name=<json>",
+      "--vars <file>",
+      "--env <kind>",
+      "--object <file>",
+      "--old-object <file>",
+      "--params <file>",
+      "--namespace <file>",
+      "--cost",
+      "--pretty",
+      "--help",
+      "Examples:",
+      "Environments (--env):",
+      "How results print",
+      "Exit codes:",
+    ]) {
       expect(r.stdout).toContain(s);
     }
     expect((await cli("help", "cel")).stdout).toBe(r.stdout);
@@ -242,5 +257,96 @@ describe("evaluation", () => {
 
   it("--pretty indents", async () => {
     expect((await cli("cel", "{'a': [1, 2]}", "--pretty")).stdout).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}\n');
+  });
+});
+
+describe("Kubernetes environments (--env) and admission variables", () => {
+  const pod = () =>
+    file(
+      "pod.yaml",
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: a\nspec:\n  containers:\n  - name: c\n    image: nginx\n    ports:\n    - containerPort: 9223372036854775807\n",
+    );
+
+  it("mutation is the default: Object and JSONPatch print as JSON", async () => {
+    const r = await cli("cel", "Object{metadata: Object.metadata{labels: {'team': string(object.metadata.name)}}}", "--object", pod());
+    expect(r).toEqual({ code: 0, stdout: '{"metadata":{"labels":{"team":"web"}}}\n', stderr: "" });
+    const p = await cli("cel", "[JSONPatch{op: 'add', path: '/metadata/labels/' + jsonpatch.escapeKey('k8s.io/x~y'), value: 'v'}]");
+    expect(p.stdout).toBe('[{"op":"add","path":"/metadata/labels/k8s.io~1x~0y","value":"v"}]\n');
+  });
+
+  it("--object reads exact integers", async () => {
+    expect((await cli("cel", "object.spec.containers[0].ports[0].containerPort", "--object", pod())).stdout).toBe("9223372036854775807\n");
+  });
+
+  it("each environment declares what the apiserver's does", async () => {
+    const obj = pod();
+    const cases: [string[], number][] = [
+      [["Object{}", "--env", "base"], 1],
+      [["Object{}", "--env", "variables"], 1],
+      [["jsonpatch.escapeKey('a')", "--env", "match"], 1],
+      [["variables == variables", "--env", "match"], 1],
+      [["object.metadata.name", "--env", "base"], 1], // base declares no admission variables...
+      [["object.metadata.name", "--env", "base", "--object", obj], 0], // ...but given ones are dyn
+      [["request.kind", "--env", "base"], 1],
+      [["oldObject == null && namespaceObject == null", "--env", "match"], 0],
+      [["authorizer.group('').resource('pods').check('get').allowed()", "--env", "variables"], 0],
+      [["cel.bind(x, 1, x)"], 1],
+      [["math.greatest(1, 2)"], 1],
+      [["base64.encode(b'a')"], 1],
+      [["'a'.reverse()"], 1],
+      [["type(ip('1.2.3.4')) == net.IP && [1].first() == optional.of(1)"], 0],
+    ];
+    for (const [args, code] of cases) {
+      const r = await cli("cel", ...args);
+      expect({ args, code: r.code }).toEqual({ args, code });
+    }
+  });
+
+  it("params is declared only when given (a policy with a paramKind)", async () => {
+    const params = file("params.json", '{"data": {"team": "x"}}');
+    expect((await cli("cel", "params.data.team", "--params", params)).stdout).toBe('"x"\n');
+    const r = await cli("cel", "params");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("undeclared reference to 'params'");
+  });
+
+  it("--old-object and --namespace bind oldObject and namespaceObject", async () => {
+    const ns = file("ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: prod\n  labels:\n    env: prod\n");
+    const r = await cli("cel", "namespaceObject.metadata.labels['env'] + '/' + oldObject.metadata.name", "--namespace", ns, "--old-object", pod());
+    expect(r).toEqual({ code: 0, stdout: '"prod/web"\n', stderr: "" });
+  });
+
+  it("request and namespaceObject fields are typed", async () => {
+    const r = await cli("cel", "request.uid");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("undefined field 'uid'");
+  });
+
+  it("bad --env and input files are usage errors", async () => {
+    const e = await cli("cel", "1", "--env", "nope");
+    expect(e.code).toBe(2);
+    expect(e.stderr).toContain("--env nope: expected one of base, mutation, variables, match");
+    const two = await cli("cel", "1", "--object", file("two.yaml", "a: 1\n---\nb: 2\n"));
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain("expected one document, found 2");
+    const missing = await cli("cel", "1", "--object", join(dir, "missing.yaml"));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--object");
+  });
+
+  it("Kubernetes types decide == themselves", async () => {
+    const r = await cli("cel", "dyn(ip('1.2.3.4')) == '1.2.3.4'");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no such overload");
+  });
+
+  it("--cost prints the run-time cost on stderr and applies the per-call limit", async () => {
+    const r = await cli("cel", "[1, 2, 3].map(x, x * 2)", "--cost");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("[2,4,6]\n");
+    expect(r.stderr).toMatch(/^cost: \d+\n$/);
+    const big = await cli("cel", "lists.range(2000).all(i, lists.range(2000).all(j, true))", "--cost");
+    expect(big.code).toBe(1);
+    expect(big.stderr).toContain("operation cancelled: actual cost limit exceeded");
   });
 });

@@ -33,6 +33,7 @@
  * type-checking.
  */
 import type { CheckedExpr } from "../checked.js";
+import { KUBERNETES_COST_OPTIONS } from "../cost-runtime.js";
 import type { TypeProvider } from "../decls.js";
 import { Env } from "../env.js";
 import { CelCompileError, CelEvalError } from "../errors.js";
@@ -232,6 +233,8 @@ export function kubernetesBaseEnv(): Env {
     homogeneousAggregateLiterals: true,
     crossTypeNumericComparisons: true,
     validateLiterals: true,
+    // has() costs nothing (PresenceTestHasCost(false)); constant folding (OptOptimize).
+    cost: KUBERNETES_COST_OPTIONS,
   });
   return base;
 }

@@ -16,7 +16,7 @@
 import { func, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { celEquals } from "../runtime/equality.js";
-import { toJson } from "../runtime/json.js";
+import { toJson, type JsonValue } from "../runtime/json.js";
 import { DYN, STRING, messageType, type CelType } from "../types.js";
 import { CelDuration, CelObject, CelTimestamp, CelUint, type CelMapKey, type CelValue } from "../values.js";
 import { ObjectValue, checkTypeNames, goTypeOf, type PatchJson } from "./object.js";
@@ -77,6 +77,13 @@ export class JsonPatchValue extends CelObject {
       default:
         return undefined;
     }
+  }
+  /** For display (`toJson`, the CLI): `{op, path, from?, value?}` (see {@link jsonPatchOperations} for the apiserver's conversion). */
+  toJSON(): JsonValue {
+    const out: { [key: string]: JsonValue } = { op: this.op, path: this.path };
+    if (this.from !== "") out.from = this.from;
+    if (this.value !== undefined) out.value = toJson(this.value);
+    return out;
   }
   /** `JSONPatchVal.Equal`: op, from, path, and value (unset equals unset); another type is unequal. */
   override equals(other: CelValue): boolean {

@@ -23,6 +23,7 @@
 import type { TypeProvider } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { celEquals } from "../runtime/equality.js";
+import { toJson, type JsonValue } from "../runtime/json.js";
 import { BOOL, CelType, DYN, INT, STRING, listType, mapType, messageType, typeEquals } from "../types.js";
 import { CelObject, CelUint, type CelMapKey, type CelValue } from "../values.js";
 import type { CelSchemaNode } from "./values.js";
@@ -73,6 +74,12 @@ export class ObjectValue extends CelObject {
   }
   override toString(): string {
     return `${this.typeName}{${[...this.fields.keys()].join(", ")}}`;
+  }
+  /** For display (`toJson`, the CLI): the fields as JSON, leniently (see {@link applyConfigurationJson} for the apiserver's conversion). */
+  toJSON(): JsonValue {
+    const out: { [key: string]: JsonValue } = {};
+    for (const [k, v] of this.fields) out[k] = toJson(v);
+    return out;
   }
 }
 

@@ -1,14 +1,17 @@
 /**
- * `celmap cel '<expr>' [--var name=<json>]... [--vars <file>]...`: compile one
- * CEL expression in a Kubernetes-like environment, evaluate it, print the result
- * as JSON.
+ * `celmap cel '<expr>' [--env base|mutation|variables|match] [--object <file>]...`:
+ * compile one CEL expression in a Kubernetes CEL environment, evaluate it, print
+ * the result as JSON.
  */
 import type { CheckedExpr } from "../../cel/checked.js";
 import { CelCompileError, CelEvalError, formatIssues, locate } from "../../cel/errors.js";
 import type { CelValue } from "../../cel/values.js";
+import { CelCostLimitError, PER_CALL_LIMIT } from "../../cel/cost-runtime.js";
+import type { KubernetesEnvKind } from "../../cel/k8s/environment.js";
+import { formatLoadError, parseDocuments } from "../../io/load.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
-import { cliEnv } from "../environment.js";
-import { parseVarOption, readVarsFile } from "../inputs.js";
+import { ENV_KINDS, cliEnv, defaultBindings } from "../environment.js";
+import { parseVarOption, readVarsFile, toCel } from "../inputs.js";
 import { toJsonText } from "../json-out.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 
@@ -27,8 +30,35 @@ const OPTIONS: readonly OptionSpec[] = [
     placeholder: "<file>",
     description: "Declare every top-level key of a JSON or YAML mapping as a variable (e.g. a file with 'object: <a Deployment>'). '.json' files are strict JSON, others YAML. Later files override earlier ones.",
   },
+  {
+    name: "env",
+    type: "string",
+    placeholder: "<kind>",
+    description:
+      "The Kubernetes CEL environment: 'mutation' (default: a MutatingAdmissionPolicy mutation, with object, oldObject, " +
+      "request, namespaceObject, params, authorizer, variables, Object{...}, JSONPatch{...}, jsonpatch.escapeKey), " +
+      "'variables' (a MAP variable: no Object/JSONPatch), 'match' (a matchCondition: no variables) or 'base' " +
+      "(kube-apiserver's base environment: libraries only). Other variables given here are declared dyn in every environment.",
+  },
+  { name: "object", type: "string", placeholder: "<file>", description: "Bind 'object' to the one document of a YAML or JSON file." },
+  { name: "old-object", type: "string", placeholder: "<file>", description: "Bind 'oldObject' (default null, as on CREATE)." },
+  { name: "params", type: "string", placeholder: "<file>", description: "Bind 'params' and declare it, as a policy with a paramKind does." },
+  { name: "namespace", type: "string", placeholder: "<file>", description: "Bind 'namespaceObject' to a Namespace (default null, as for cluster-scoped objects)." },
+  {
+    name: "cost",
+    type: "boolean",
+    description: "Track the run-time cost as kube-apiserver does (per-call limit 1,000,000) and print 'cost: <n>' on stderr.",
+  },
   { name: "pretty", type: "boolean", description: "Indent the JSON output." },
   HELP_OPTION,
+];
+
+/** Options that bind an admission variable from a file. */
+const FILE_VARIABLES: readonly (readonly [option: string, variable: string])[] = [
+  ["object", "object"],
+  ["old-object", "oldObject"],
+  ["params", "params"],
+  ["namespace", "namespaceObject"],
 ];
 
 const VALUES_HELP = `  null, bool, string  as is
@@ -46,19 +76,33 @@ other numbers (0.5, 1e-3) are doubles. YAML follows YAML 1.2 (core schema): 'yes
 
 const EXIT_HELP = `  0  success: the value is on stdout
   1  the expression did not compile (ERROR: <input>:line:column: ...) or failed to evaluate
-  2  bad usage: no expression, bad --var JSON, unreadable or invalid --vars file
+     (with --cost also: operation cancelled: actual cost limit exceeded)
+  2  bad usage: no expression, bad --var JSON, unknown --env, unreadable or invalid input file
   3  internal error in celmap (please report it)`;
+
+const ENV_HELP = `  base       kube-apiserver 1.36's base environment: the standard library; Kubernetes URLs, regex, lists,
+             authz, quantity, IP, CIDR, format and semver libraries; cel-go optionals, strings v2, sets,
+             two-variable comprehensions and lists v3; homogeneous aggregate literals, cross-type numeric
+             comparisons and literal validation on. Not available (as there): cel.bind, math.*, base64.*,
+             strings v3+ ('a'.reverse()).
+  mutation   base + object, oldObject (dyn), request (kubernetes.AdmissionRequest), namespaceObject
+             (kubernetes.Namespace), params (dyn, with --params), authorizer, authorizer.requestResource,
+             variables; Object and Object.<path>{...}, JSONPatch{op, path, from, value}, jsonpatch.escapeKey.
+  variables  mutation without Object, JSONPatch and jsonpatch.escapeKey.
+  match      variables without 'variables'.
+Unbound admission variables: oldObject, namespaceObject and params are null; authorizer is offline (every
+check has no opinion); object and request are unbound unless given.`;
 
 export const celCommand: Command = {
   name: "cel",
   summary: "Evaluate one CEL expression against JSON/YAML variables and print the result as JSON.",
-  usage: "celmap cel <expression> [--var name=<json>]... [--vars <file.json|yaml>]... [--pretty]",
+  usage:
+    "celmap cel <expression> [--env base|mutation|variables|match] [--object <file>] [--old-object <file>] " +
+    "[--params <file>] [--namespace <file>] [--var name=<json>]... [--vars <file.json|yaml>]... [--cost] [--pretty]",
   description:
-    "Compiles the expression in Kubernetes' base CEL environment as far as celmap implements it (standard library; " +
-    "Kubernetes regex, lists, authz, quantity, IP, CIDR and semver libraries; cel-go optionals, strings v2, sets, " +
-    "two-variable comprehensions and lists v3; homogeneous aggregate literals, cross-type numeric comparisons and " +
-    "literal validation on, as in the apiserver), declares every given variable as dyn, evaluates it and prints the " +
-    "result as one line of JSON. Quote the expression for your shell: single quotes in sh/bash.",
+    "Compiles the expression in a Kubernetes CEL environment as kube-apiserver 1.36 builds it (default: a " +
+    "MutatingAdmissionPolicy mutation; see Environments), declares every other given variable as dyn, evaluates it " +
+    "and prints the result as one line of JSON. Quote the expression for your shell: single quotes in sh/bash.",
   options: OPTIONS,
   examples: [
     { command: "celmap cel '1 + 2'", explanation: "Prints 3." },
@@ -79,11 +123,24 @@ export const celCommand: Command = {
       explanation: 'Prints "Hello, world" (--var values are JSON, so strings keep their quotes).',
     },
     {
+      command: "celmap cel \"Object{metadata: Object.metadata{labels: {'team': object.metadata.name}}}\" --object pod.yaml",
+      explanation: "Builds an ApplyConfiguration in the mutation environment; prints it as JSON.",
+    },
+    {
+      command: "celmap cel \"[JSONPatch{op: 'add', path: '/metadata/labels/' + jsonpatch.escapeKey('k8s.io/x'), value: 'y'}]\"",
+      explanation: 'Prints [{"op":"add","path":"/metadata/labels/k8s.io~1x","value":"y"}].',
+    },
+    {
+      command: "celmap cel 'lists.range(1000).map(i, i * 2).sum()' --env base --cost",
+      explanation: "Prints 999000, and the run-time cost on stderr.",
+    },
+    {
       command: "celmap cel '-1 + 2'",
       explanation: "Expressions may start with '-'; '--' also ends the options: celmap cel -- '-1 + 2'.",
     },
   ],
   sections: [
+    { title: "Environments (--env)", body: ENV_HELP },
     { title: "How results print (CEL value -> JSON)", body: VALUES_HELP },
     { title: "Exit codes", body: EXIT_HELP },
   ],
@@ -100,6 +157,7 @@ function runCel(args: ParsedArgs, io: CliIo): number {
   }
   const source = expr[0]!;
 
+  const kind = envKind(args.values["env"]);
   const bindings = new Map<string, CelValue>();
   for (const file of asList(args.values["vars"])) {
     for (const [name, value] of readVarsFile(file, io.readFile)) bindings.set(name, value);
@@ -108,8 +166,13 @@ function runCel(args: ParsedArgs, io: CliIo): number {
     const [name, value] = parseVarOption(v);
     bindings.set(name, value);
   }
+  for (const [option, variable] of FILE_VARIABLES) {
+    const file = args.values[option];
+    if (typeof file === "string") bindings.set(variable, readDocument(option, file, io.readFile));
+  }
 
-  const env = cliEnv(bindings.keys());
+  const hasParams = bindings.has("params");
+  const env = cliEnv(bindings.keys(), { kind, hasParams });
   let checked: CheckedExpr;
   try {
     checked = env.compile(source);
@@ -121,12 +184,21 @@ function runCel(args: ParsedArgs, io: CliIo): number {
     throw e;
   }
 
+  const activation = { ...defaultBindings(kind, hasParams), ...Object.fromEntries(bindings) };
+  const withCost = args.values["cost"] === true;
+  const program = env.program(checked);
   let result: CelValue;
   try {
-    const program = env.program(checked);
-    result = program.eval(Object.fromEntries(bindings));
+    if (withCost) {
+      const r = program.evalWithCost(activation, { costLimit: PER_CALL_LIMIT });
+      result = r.value;
+      io.stderr(`cost: ${r.cost}\n`);
+    } else {
+      result = program.eval(activation);
+    }
   } catch (e) {
     if (e instanceof CelEvalError) {
+      if (withCost && program.lastCost !== undefined && !(e instanceof CelCostLimitError)) io.stderr(`cost: ${program.lastCost}\n`);
       io.stderr(`${formatEvalError(e, checked)}\n`);
       return ExitCode.celError;
     }
@@ -134,6 +206,28 @@ function runCel(args: ParsedArgs, io: CliIo): number {
   }
   io.stdout(`${toJsonText(result, { indent: args.values["pretty"] === true ? 2 : 0 })}\n`);
   return ExitCode.ok;
+}
+
+function envKind(v: string | boolean | readonly string[] | undefined): KubernetesEnvKind {
+  if (v === undefined) return "mutation";
+  if (typeof v === "string" && (ENV_KINDS as readonly string[]).includes(v)) return v as KubernetesEnvKind;
+  throw new UsageError(`--env ${String(v)}: expected one of ${ENV_KINDS.join(", ")}`);
+}
+
+/** The one YAML or JSON document of a file (`--object` and friends), integers exact. */
+function readDocument(option: string, path: string, readFile: (path: string) => string): CelValue {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (e) {
+    throw new UsageError(`--${option} ${path}: cannot read the file: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const r = parseDocuments(text, path, { numbers: "cel", expandLists: false, ...(/\.json$/i.test(path) ? { yamlVersion: "1.2" as const } : {}) });
+  if (r.errors.length > 0) throw new UsageError(`--${option} ${formatLoadError(r.errors[0]!)}`);
+  if (r.documents.length !== 1) {
+    throw new UsageError(`--${option} ${path}: expected one document, found ${r.documents.length}`);
+  }
+  return toCel(r.documents[0]!.value);
 }
 
 /** `ERROR: <input>:1:7: no such key: x` with the source line and a caret, when the failing node is known. */
