@@ -73,3 +73,45 @@ export { listsLibrary, KUBERNETES_LISTS_LIBRARY } from "./ext/lists.js";
 export { SETS_LIBRARY } from "./ext/sets.js";
 export { mathLibrary } from "./ext/math.js";
 export { ENCODERS_LIBRARY } from "./ext/encoders.js";
+export { LIST_SEMANTICS, listSemantics, withListSemantics, type ListSemantics } from "./values.js";
+// The Kubernetes environments (kube-apiserver 1.36) and MutatingAdmissionPolicy types.
+export {
+  kubernetesEnv,
+  kubernetesBaseEnv,
+  compileExpression,
+  compileVariables,
+  LazyVariables,
+  KUBERNETES_BASE_LIBRARIES,
+  APPLY_CONFIGURATION_TYPE,
+  JSON_PATCH_LIST_TYPE,
+  ADMISSION_REQUEST_TYPE,
+  NAMESPACE_TYPE,
+  VARIABLES_TYPE,
+  type KubernetesEnvKind,
+  type KubernetesEnvOptions,
+  type CompileResult,
+  type CompiledVariable,
+  type DeclaredVariable,
+  type VariableSource,
+} from "./k8s/environment.js";
+export {
+  ObjectValue,
+  OBJECT_TYPE,
+  OBJECT_TYPE_NAME,
+  objectTypeProvider,
+  checkOutputType,
+  checkTypeNames,
+  typeNameMismatches,
+  applyConfigurationJson,
+  UnconvertibleValueError,
+  type PatchJson,
+} from "./k8s/object.js";
+export {
+  JsonPatchValue,
+  JSONPATCH_TYPE,
+  JSONPATCH_LIBRARY,
+  escapeKey as jsonPatchEscapeKey,
+  jsonPatchOperations,
+  type JsonPatchOperation,
+} from "./k8s/jsonpatch.js";
+export { kubernetesValue, escapeName, unescapeName, setList, mapList, type CelSchemaNode } from "./k8s/values.js";
