@@ -435,8 +435,7 @@ class Coster {
     const t = target.type;
     const el = t?.kind === "list" ? t.params[0] : undefined;
     if (el === undefined || (el.kind !== "string" && el.kind !== "bytes")) return undefined;
-    const known = this.entrySize(target.expr)?.val;
-    if (known !== undefined) return known;
+    // Kubernetes' listElementNode: the element as a node without an expression, sized by the estimator only.
     const path = target.path === undefined ? undefined : [...target.path, "@items"];
     return this.estimator?.estimateSize({ path, type: el, expr: target.expr, computedSize: undefined }) ?? UNKNOWN;
   }
@@ -450,7 +449,12 @@ class Coster {
   ): { cost: CostRange; resultSize?: CostRange } {
     const argSum = (): CostRange => argCosts.reduce((s, c) => add(s, c), ZERO);
     const size = (n: AstNode): CostRange => n.computedSize ?? UNKNOWN;
-    // Library rules (cel-go's overload estimators / Kubernetes' EstimateCallCost).
+    // The caller's estimator (e.g. Kubernetes' `kubernetesCostEstimator`), then the
+    // libraries' rules (their cost tables), then cel-go's standard rules.
+    const custom = this.estimator?.estimateCallCost?.(e.fn, id, target, args);
+    if (custom !== undefined) {
+      return custom.resultSize === undefined ? { cost: add(custom.cost, argSum()) } : { cost: add(custom.cost, argSum()), resultSize: custom.resultSize };
+    }
     const lib = this.costs.get(id);
     if (lib?.estimate !== undefined) {
       const est = lib.estimate(
@@ -460,8 +464,6 @@ class Coster {
       );
       if (est !== undefined) return { cost: add(est, argSum()) };
     }
-    const custom = this.estimator?.estimateCallCost?.(e.fn, id, target, args);
-    if (custom !== undefined) return { cost: add(custom.cost, argSum()), resultSize: custom.resultSize };
     const T = STRING_TRAVERSAL_COST_FACTOR;
     switch (id) {
       case "string_format":

@@ -117,8 +117,8 @@ export interface OverloadCost {
    * receivers, the element size. Undefined: the standard rule (or 1) applies.
    */
   readonly estimate?: (args: readonly CostRange[], target?: CostRange, element?: CostRange) => CostRange | undefined;
-  /** Run time: the call's cost given its evaluated arguments, receiver first. */
-  readonly actual?: (args: readonly CelValue[]) => bigint | number;
+  /** Run time: the call's cost given its evaluated arguments (receiver first) and its result. */
+  readonly actual?: (args: readonly CelValue[], result: CelValue) => bigint | number;
 }
 
 /** Shorthand for a global overload. */

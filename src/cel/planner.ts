@@ -1710,7 +1710,7 @@ class Planner {
     if (lib !== undefined) {
       return (...a: CelValue[]) => {
         const r = impl(...a);
-        charge(Number(lib(a)));
+        charge(Number(lib(a, r)));
         return r;
       };
     }

@@ -358,6 +358,10 @@ function newResourceCheck(g: CelGroupCheck, resource: string): CelResourceCheck 
 
 export const AUTHZ_LIBRARY: Library = {
   name: "kubernetes.authz",
+  /** Cost rules for the estimator and run-time tracking (`cost` below; a getter, as it is defined later). */
+  get costs() {
+    return cost;
+  },
   functions: [
     func("path", memberOverload("authorizer_path", [AUTHORIZER_TYPE, STRING], PATH_CHECK_TYPE, authorizerPath)),
     func(
@@ -421,6 +425,10 @@ export const AUTHZ_LIBRARY: Library = {
 
 export const AUTHZ_SELECTORS_LIBRARY: Library = {
   name: "kubernetes.authzSelectors",
+  /** Cost rules for the estimator and run-time tracking (`cost` below; a getter, as it is defined later). */
+  get costs() {
+    return cost;
+  },
   functions: [
     func(
       "fieldSelector",

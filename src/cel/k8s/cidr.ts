@@ -133,6 +133,10 @@ export function cidrContainsCIDRString(c: CelCIDR, s: string): boolean {
 
 export const CIDR_LIBRARY: Library = {
   name: "kubernetes.net.cidr",
+  /** Cost rules for the estimator and run-time tracking (`cost` below; a getter, as it is defined later). */
+  get costs() {
+    return cost;
+  },
   /** `cel.Types(CIDRType)`: `net.CIDR` is a type identifier. */
   types: [CIDR_TYPE],
   functions: [

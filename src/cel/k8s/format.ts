@@ -268,6 +268,10 @@ const F = FORMAT_TYPE;
 
 export const FORMAT_LIBRARY: Library = {
   name: "kubernetes.format",
+  /** Cost rules for the estimator and run-time tracking (`cost` below; a getter, as it is defined later). */
+  get costs() {
+    return cost;
+  },
   functions: [
     func("validate", memberOverload("format-validate", [F, STRING], optionalType(listType(STRING)), formatValidate)),
     func(

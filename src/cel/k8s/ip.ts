@@ -99,6 +99,10 @@ export function ipIsCanonical(s: string): boolean {
 
 export const IP_LIBRARY: Library = {
   name: "kubernetes.net.ip",
+  /** Cost rules for the estimator and run-time tracking (`cost` below; a getter, as it is defined later). */
+  get costs() {
+    return cost;
+  },
   /** `cel.Types(IPType)`: `net.IP` is a type identifier. */
   types: [IP_TYPE],
   functions: [

@@ -171,7 +171,13 @@ export function k8sListsLibrary(version = 0): Library {
     func("lastIndexOf", generic(memberOverload("list_a_last_index_of_int", [listType(A), A], INT, lastIndexOf))),
   ];
   if (version >= 1) functions.push(func("includes", memberOverload("list_includes_dyn_dyn", [DYN, DYN], BOOL, includes)));
-  return { name: "kubernetes.lists", functions };
+  return {
+    name: "kubernetes.lists",
+    functions,
+    get costs() {
+      return cost;
+    },
+  };
 }
 
 /** The library as Kubernetes 1.36 has it (version 0). */

@@ -687,6 +687,9 @@ export function quantityLibrary(options: QuantityLibraryOptions = {}): Library {
   const Q = QUANTITY_TYPE;
   return {
     name: "kubernetes.quantity",
+    get costs() {
+      return cost;
+    },
     functions: [
       func("quantity", overload("string_to_quantity", [STRING], Q, toQuantity)),
       func("isQuantity", overload("is_quantity_string", [STRING], BOOL, isQuantity)),

@@ -56,6 +56,10 @@ export function findAll(s: string, pattern: string, limit: bigint = -1n): CelVal
 
 export const REGEX_LIBRARY: Library = {
   name: "kubernetes.regex",
+  /** Cost rules for the estimator and run-time tracking (`cost` below; a getter, as it is defined later). */
+  get costs() {
+    return cost;
+  },
   functions: [
     func("find", memberOverload("string_find_string", [STRING, STRING], STRING, find)),
     func(

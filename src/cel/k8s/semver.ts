@@ -219,6 +219,9 @@ export function semverLibrary(version = 1): Library {
   }
   return {
     name: "kubernetes.Semver",
+    get costs() {
+      return cost;
+    },
     functions: [
       func("semver", ...semverOverloads),
       func("isSemver", ...isSemverOverloads),

@@ -69,6 +69,10 @@ const U = URL_TYPE;
 
 export const URLS_LIBRARY: Library = {
   name: "kubernetes.urls",
+  /** Cost rules for the estimator and run-time tracking (`cost` below; a getter, as it is defined later). */
+  get costs() {
+    return cost;
+  },
   functions: [
     func("url", overload("string_to_url", [STRING], U, stringToURL)),
     func("getScheme", memberOverload("url_get_scheme", [U], STRING, (u: CelURL) => u.url.scheme)),
