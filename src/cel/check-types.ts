@@ -13,9 +13,21 @@
  * - lists, maps and opaque types unify their parameters.
  */
 import {
+  ANY,
+  BOOL,
+  BYTES,
   type CelType,
+  DOUBLE,
+  DURATION,
   DYN,
+  ERROR,
+  INT,
+  NULL_TYPE,
+  STRING,
+  TIMESTAMP,
+  TYPE,
   type TypeKind,
+  UINT,
   listType,
   mapType,
   opaqueType,
@@ -307,21 +319,26 @@ const NAME_KEYED: ReadonlySet<string> = new Set([
 
 /**
  * Appends a structural key of `t` to `key` for the overload resolution cache:
- * free checker variables are numbered by first appearance (collected into
- * `argVars`); returns undefined when `t` holds a type variable that is bound in
- * `m`, or one the checker did not create (`below`: the next fresh number).
+ * the checker's type variables are numbered by first appearance (collected into
+ * `argVars`), a bound one followed at its first appearance by the key of its
+ * substitution in `m`; returns undefined when `t` holds a type variable the
+ * checker did not create (`below`: the next fresh number).
  */
 export function appendTypeKey(key: string, t: CelType, m: Mapping, argVars: CelType[], below: number): string | undefined {
   const kind = t.kind;
   if (kind === "typeParam") {
     const n = freshVarIndex(t);
-    if (n < 0 || n >= below || m.find(t) !== undefined) return undefined;
+    if (n < 0 || n >= below) return undefined;
     let a = argVars.indexOf(t);
-    if (a < 0) {
-      a = argVars.length;
-      argVars.push(t);
-    }
-    return `${key}?${a}`;
+    if (a >= 0) return `${key}?${a}`;
+    a = argVars.length;
+    if (a >= MAX_ARG_VARS) return undefined;
+    argVars.push(t);
+    const sub = m.find(t);
+    if (sub === undefined) return `${key}?${a}`;
+    // A bound variable: what it is bound to is part of the structure (it may be rebound).
+    const k = appendTypeKey(`${key}?${a}=(`, sub, m, argVars, below);
+    return k === undefined ? undefined : `${k})`;
   }
   const params = t.params;
   if (params.length === 0) {
@@ -335,6 +352,106 @@ export function appendTypeKey(key: string, t: CelType, m: Mapping, argVars: CelT
     if (k === undefined) return undefined;
   }
   return `${k})`;
+}
+
+/** At most this many type variables in the arguments of a cached resolution. */
+const MAX_ARG_VARS = 64;
+
+/** Singleton types: their identity is their structure. */
+const STABLE_TYPES: ReadonlySet<CelType> = new Set([
+  DYN,
+  NULL_TYPE,
+  BOOL,
+  INT,
+  UINT,
+  DOUBLE,
+  STRING,
+  BYTES,
+  TIMESTAMP,
+  DURATION,
+  ERROR,
+  ANY,
+  TYPE,
+]);
+const LIST_ATOMS = new Map<CelType, CelType>();
+const MAP_ATOMS = new Map<CelType, Map<CelType, CelType>>();
+const BOUND_ATOMS = new Map<CelType, Map<CelType, CelType>>();
+const MAX_ATOMS = 10_000;
+
+/**
+ * A canonical object for `t` (same structure, same object), for identity-keyed
+ * caches: singletons stand for themselves, the checker's type variables for
+ * argument placeholders numbered by first appearance (collected into
+ * `argVars`, as {@link appendTypeKey} numbers them; a bound one, at its first
+ * appearance, for an interned pair of placeholder and substitution), lists and
+ * maps of such types for interned ones. Undefined for anything else, and where
+ * {@link appendTypeKey} gives up.
+ */
+export function typeAtom(t: CelType, m: Mapping, argVars: CelType[], below: number): CelType | undefined {
+  if (STABLE_TYPES.has(t)) return t;
+  switch (t.kind) {
+    case "typeParam": {
+      const n = freshVarIndex(t);
+      if (n < 0 || n >= below) return undefined;
+      let a = argVars.indexOf(t);
+      // A variable seen before: its number (first appearances are numbered in order, so this is unambiguous).
+      if (a >= 0) return placeholder(true, a);
+      a = argVars.length;
+      if (a >= MAX_ARG_VARS) return undefined;
+      argVars.push(t);
+      const p = placeholder(true, a);
+      const sub = m.find(t);
+      if (sub === undefined) return p;
+      // A bound variable: what it is bound to is part of the structure (it may be rebound).
+      const s = typeAtom(sub, m, argVars, below);
+      if (s === undefined) return undefined;
+      let byBinding = BOUND_ATOMS.get(p);
+      if (byBinding === undefined) {
+        byBinding = new Map();
+        BOUND_ATOMS.set(p, byBinding);
+      }
+      let b = byBinding.get(s);
+      if (b === undefined) {
+        if (byBinding.size > MAX_ATOMS) byBinding.clear();
+        b = new CelTypeClass("typeParam", `${p.name}=`, [s]);
+        byBinding.set(s, b);
+      }
+      return b;
+    }
+    case "list": {
+      if (t.name !== "list" || t.params.length !== 1) return undefined;
+      const e = typeAtom(t.params[0]!, m, argVars, below);
+      if (e === undefined) return undefined;
+      let l = LIST_ATOMS.get(e);
+      if (l === undefined) {
+        if (LIST_ATOMS.size > MAX_ATOMS) LIST_ATOMS.clear();
+        l = new CelTypeClass("list", "list", [e]);
+        LIST_ATOMS.set(e, l);
+      }
+      return l;
+    }
+    case "map": {
+      if (t.name !== "map" || t.params.length !== 2) return undefined;
+      const k = typeAtom(t.params[0]!, m, argVars, below);
+      if (k === undefined) return undefined;
+      const v = typeAtom(t.params[1]!, m, argVars, below);
+      if (v === undefined) return undefined;
+      let byValue = MAP_ATOMS.get(k);
+      if (byValue === undefined) {
+        if (MAP_ATOMS.size > MAX_ATOMS) MAP_ATOMS.clear();
+        byValue = new Map();
+        MAP_ATOMS.set(k, byValue);
+      }
+      let a = byValue.get(v);
+      if (a === undefined) {
+        a = new CelTypeClass("map", "map", [k, v]);
+        byValue.set(v, a);
+      }
+      return a;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** Kinds for which a differing kind rules out assignability outright (see {@link quickKind}). */

@@ -48,6 +48,7 @@ import {
   quickKind,
   substitute,
   toTemplate,
+  typeAtom,
 } from "./check-types.js";
 import type { CheckedExpr, Reference } from "./checked.js";
 import { V_FORMAT, V_HOMOGENEOUS, V_REGEX, V_TIME, validate, validatorMask } from "./check-validators.js";
@@ -198,7 +199,14 @@ interface Resolution {
 interface FunctionInfo {
   /** The overloads the environment enables. */
   readonly overloads: readonly OverloadInfo[];
-  /** Resolutions by the structural key of (receiver style, argument types). */
+  /**
+   * Resolutions by argument type atoms (see `typeAtom`): a tree of maps, one
+   * level per argument, one tree per (arity, receiver style); at most
+   * {@link MAX_RESOLUTIONS} in all.
+   */
+  byAtoms: (Map<CelType, unknown> | Resolution | undefined)[];
+  atomCount: number;
+  /** Resolutions by the structural key of (receiver style, argument types) where there are no atoms. */
   readonly resolutions: Map<string, Resolution>;
 }
 
@@ -290,7 +298,7 @@ function functionInfo(info: EnvInfo, fn: FunctionDecl): FunctionInfo {
         quickKinds: quick.some((k) => k !== undefined) ? quick : undefined,
       });
     }
-    fi = { overloads, resolutions: new Map() };
+    fi = { overloads, byAtoms: [], atomCount: 0, resolutions: new Map() };
     info.functionInfos.set(fn, fi);
   }
   return fi;
@@ -362,8 +370,6 @@ class Checker {
   private readonly localTypes: CelType[] = [];
   /** Scratch: the fields of a select chain, outermost first. */
   private readonly fields: string[] = [];
-  /** Scratch: the free type variables of the arguments of the call being resolved. */
-  private readonly argVars: CelType[] = [];
 
   constructor(
     private readonly parsed: ParsedExpr,
@@ -769,17 +775,32 @@ class Checker {
 
     // The resolution depends only on the structure of the argument types (free
     // type variables up to renaming): replay an earlier one when there is one.
-    const argVars = this.argVars;
-    argVars.length = 0;
-    let key: string | undefined = isMember ? "m" : "g";
-    for (let i = 0; i < argTypes.length && key !== undefined; i++) {
-      key = appendTypeKey(`${key};`, argTypes[i]!, this.mapping, argVars, this.freeTypeVarCounter);
+    let argVars: CelType[] = [];
+    const below = this.freeTypeVarCounter;
+    const n = argTypes.length;
+    const atoms: CelType[] = [];
+    for (let i = 0; i < n; i++) {
+      const a = typeAtom(argTypes[i]!, this.mapping, argVars, below);
+      if (a === undefined) break;
+      atoms.push(a);
     }
-    if (key !== undefined) {
-      const cached = fi.resolutions.get(key);
+    let key: string | undefined;
+    if (atoms.length === n) {
+      const cached = lookupAtoms(fi, isMember, atoms);
       if (cached !== undefined) {
         this.replay(call, cached, argVars);
         return;
+      }
+    } else {
+      argVars = [];
+      key = isMember ? "m" : "g";
+      for (let i = 0; i < n && key !== undefined; i++) key = appendTypeKey(`${key};`, argTypes[i]!, this.mapping, argVars, below);
+      if (key !== undefined) {
+        const cached = fi.resolutions.get(key);
+        if (cached !== undefined) {
+          this.replay(call, cached, argVars);
+          return;
+        }
       }
     }
 
@@ -843,30 +864,43 @@ class Checker {
     const reference: Reference = Object.freeze({ overloadIds: Object.freeze(ids!) });
     this.setType(call, resultType);
     this.referenceMap.set(call.id, reference);
-    if (key !== undefined) this.remember(fi, key, base, mark, resultType, reference);
+    if (atoms.length === n || key !== undefined) {
+      const r = this.resolution(argVars, base, mark, resultType, reference);
+      if (r === undefined) return;
+      if (key !== undefined) {
+        if (fi.resolutions.size >= MAX_RESOLUTIONS) fi.resolutions.clear();
+        fi.resolutions.set(key, r);
+      } else {
+        storeAtoms(fi, isMember, atoms, r);
+      }
+    }
   }
 
-  /** Records a resolution for replay, when it can be expressed over placeholders. */
-  private remember(fi: FunctionInfo, key: string, base: number, mark: number, result: CelType, reference: Reference): void {
-    const argVars = this.argVars;
+  /** The resolution just made, for replay, when it can be expressed over placeholders. */
+  private resolution(
+    argVars: readonly CelType[],
+    base: number,
+    mark: number,
+    result: CelType,
+    reference: Reference,
+  ): Resolution | undefined {
     const resultTemplate = toTemplate(result, argVars, base);
-    if (resultTemplate === undefined) return;
+    if (resultTemplate === undefined) return undefined;
     const bindings: CelType[] = [];
     const m = this.mapping;
     for (let i = mark; i < m.mark(); i++) {
       const v = toTemplate(m.trailVar(i), argVars, base);
       const to = toTemplate(m.trailValue(i), argVars, base);
-      if (v === undefined || to === undefined) return;
+      if (v === undefined || to === undefined) return undefined;
       bindings.push(v, to);
     }
-    if (fi.resolutions.size >= MAX_RESOLUTIONS) fi.resolutions.clear();
-    fi.resolutions.set(key, {
+    return {
       consumed: this.freeTypeVarCounter - base,
       result: resultTemplate,
       resultHasPlaceholder: hasPlaceholder(resultTemplate),
       reference,
       bindings,
-    });
+    };
   }
 
   private replay(call: CallExpr, r: Resolution, argVars: readonly CelType[]): void {
@@ -1073,11 +1107,13 @@ class Checker {
     this.assertType(loopCondition, BOOL);
     const loopStep = this.check(e.loopStep);
     this.assertType(loopStep, accuType);
-    names.length = outer + 1;
-    types.length = outer + 1;
+    while (names.length > outer + 1) {
+      names.pop();
+      types.pop();
+    }
     const result = this.check(e.result);
-    names.length = outer;
-    types.length = outer;
+    names.pop();
+    types.pop();
     this.setType(e, substitute(this.mapping, this.getType(result), false));
 
     if (
@@ -1096,6 +1132,42 @@ class Checker {
     const actual = this.getType(e);
     if (!this.isAssignable(t, actual)) this.typeMismatch(e.id, t, actual);
   }
+}
+
+function lookupAtoms(fi: FunctionInfo, isMember: boolean, atoms: readonly CelType[]): Resolution | undefined {
+  let node = fi.byAtoms[atoms.length * 2 + (isMember ? 1 : 0)];
+  for (let i = 0; i < atoms.length; i++) {
+    if (node === undefined) return undefined;
+    node = (node as Map<CelType, Map<CelType, unknown> | Resolution>).get(atoms[i]!);
+  }
+  return node as Resolution | undefined;
+}
+
+function storeAtoms(fi: FunctionInfo, isMember: boolean, atoms: readonly CelType[], r: Resolution): void {
+  if (fi.atomCount >= MAX_RESOLUTIONS) {
+    fi.byAtoms = [];
+    fi.atomCount = 0;
+  }
+  fi.atomCount++;
+  const root = atoms.length * 2 + (isMember ? 1 : 0);
+  if (atoms.length === 0) {
+    fi.byAtoms[root] = r;
+    return;
+  }
+  let node = fi.byAtoms[root] as Map<CelType, unknown> | undefined;
+  if (node === undefined) {
+    node = new Map();
+    fi.byAtoms[root] = node;
+  }
+  for (let i = 0; i < atoms.length - 1; i++) {
+    let next = node.get(atoms[i]!) as Map<CelType, unknown> | undefined;
+    if (next === undefined) {
+      next = new Map();
+      node.set(atoms[i]!, next);
+    }
+    node = next;
+  }
+  node.set(atoms[atoms.length - 1]!, r);
 }
 
 const OPT_SELECT_REFERENCE: Reference = Object.freeze({ overloadIds: Object.freeze(["select_optional_field"]) });
@@ -1140,7 +1212,7 @@ class DenseMap<V> implements ReadonlyMap<number, V> {
     const a = this.items;
     for (let i = 0; i < a.length; i++) {
       const t = a[i];
-      if (t !== undefined) a[i] = substitute(m, t, true);
+      if (t !== undefined && (t.params.length > 0 || t.kind === "typeParam")) a[i] = substitute(m, t, true);
     }
   }
   forEach(cb: (value: V, key: number, map: ReadonlyMap<number, V>) => void, thisArg?: unknown): void {
