@@ -1,0 +1,439 @@
+/**
+ * The MAP dispatcher: one pass over the selected invocations of a request, as
+ * `dispatchInvocations` / `dispatchOne` do it (`pkg/admission/plugin/policy/mutating/dispatcher.go`,
+ * patchers in `.../mutating/patch/`, evaluation in `pkg/admission/plugin/cel/`; map.md §2.6–2.8).
+ *
+ * Per invocation, in order:
+ * 1. matchConditions, against the object as mutated so far, with `namespaceObject` null, the
+ *    request's own resource in `request.resource`, one lazily evaluated `variables` for the batch
+ *    and a shared budget of 2,500,000. The first `false` skips the invocation (errors before it are
+ *    dropped). Otherwise errors — or running out of the budget — are one policy error (reason
+ *    Invalid; several are aggregated `[a, b]`) under failurePolicy Fail and a silent skip under
+ *    Ignore.
+ * 2. In pass 2, only invocations in the reinvoke set run (reinvocation.ts).
+ * 3. Each mutation in order, on the result of the previous one: a kind without schema is a 503
+ *    that aborts the request; otherwise the expression is evaluated with a fresh budget of
+ *    10,000,000 (per-call limit 1,000,000 for it and for each variable it reads; variables' cost
+ *    counts against the budget) and the patch applied:
+ *    - ApplyConfiguration: `type mismatch: …` name check, then server-side apply (ssa/);
+ *    - JSONPatch: RFC 6902 with json-patch v4 semantics (patch/); a failing `test` leaves the
+ *      object unchanged without error; a built-in kind is then strictly decoded, whose failures
+ *      are 500s that abort the request (typed-decode.ts); custom resources are pruned of unknown
+ *      fields (what the apiserver's CR decoding does; no error);
+ *    - then the defaulter, if any. A policy error (compile error, CEL error, budget, patch error)
+ *      is recorded and the next mutation of the same invocation still runs.
+ * 4. If the object changed, reinvocation bookkeeping.
+ * End of pass: if any mutation succeeded, the end-of-pass reinvocation rule.
+ *
+ * The objects are plain JSON; CEL sees them through `fromJson` (integers are CEL ints). Version
+ * conversion is not modelled: an invocation matched through an equivalent resource sees the
+ * request's object (request.kind/resource show the matched ones).
+ */
+import { CelEvalError, fromJson, type CelValue } from "../cel/index.js";
+import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from "../cel/cost-runtime.js";
+import { authorizerBindings, type Authorizer } from "../cel/k8s/authz.js";
+import { jsonPatchOperations } from "../cel/k8s/jsonpatch.js";
+import { ObjectValue, applyConfigurationJson, typeNameMismatches } from "../cel/k8s/object.js";
+import type { SchemaRegistry } from "../kube/schema.js";
+import { compilePolicy, type CompiledExpression, type CompiledPolicy } from "./compile.js";
+import { jsonDiff } from "./diff.js";
+import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "./json.js";
+import { gvkDisplay, type AdmissionRequest, type GroupVersionKind, type GroupVersionResource } from "./request.js";
+import { gvrDisplay, groupVersionString, type ResourceCatalog } from "./match/catalog.js";
+import type { BindingLike, Invocation, PolicyLike } from "./params.js";
+import { applyJsonPatch } from "./patch/json-patch.js";
+import { invocationKey, type ReinvocationState } from "./reinvocation.js";
+import { applyConfiguration } from "./ssa/apply.js";
+import type { InvocationTrace, MatchConditionTrace, MutationTrace } from "./trace.js";
+import { pruneUnknownFields, strictTypedDecode } from "./typed-decode.js";
+import { CostedVariables } from "./variables.js";
+import type { CompilablePolicy } from "./compile.js";
+
+/** Sets defaults on an object after each mutation (the apiserver's scheme / CRD defaulter). Returns the defaulted object. */
+export type Defaulter = (object: JsonObject, kind: GroupVersionKind) => JsonObject;
+
+/** A policy as the dispatcher reads it: matching fields plus the compiled parts and reinvocationPolicy. */
+export type DispatchPolicy = PolicyLike & CompilablePolicy & { readonly spec: { readonly reinvocationPolicy?: string | undefined } };
+
+/** An error subject to the failure policy (`generic.PolicyError`). */
+export interface PolicyError<P extends PolicyLike = PolicyLike, B extends BindingLike = BindingLike> {
+  readonly policy: P;
+  readonly binding?: B;
+  /** The error's own message (without the `policy '…' with binding '…' denied request:` prefix). */
+  readonly message: string;
+  /** `Invalid` for matchCondition and mutation errors; absent for configuration errors. */
+  readonly reason?: "Invalid";
+}
+
+/** A Kubernetes StatusError that aborts the request whatever the failure policies. */
+export interface StatusError {
+  readonly code: 404 | 500 | 503;
+  readonly reason: "NotFound" | "InternalError" | "ServiceUnavailable";
+  readonly message: string;
+}
+
+export interface DispatchInput<P extends DispatchPolicy, B extends BindingLike> {
+  readonly request: AdmissionRequest;
+  /** The object at the start of this pass (not modified). */
+  readonly object: JsonObject | null;
+  readonly invocations: readonly Invocation<P, B>[];
+  /** Null for cluster-scoped requests and for Namespace objects. */
+  readonly namespaceObject: JsonObject | null;
+  readonly schemas: SchemaRegistry;
+  readonly catalog: ResourceCatalog;
+  /** Already wrapped in a per-request caching authorizer. */
+  readonly authorizer: Authorizer;
+  readonly defaulter?: Defaulter;
+  readonly reinvocation: ReinvocationState;
+  readonly pass: 1 | 2;
+}
+
+export interface DispatchResult<P extends PolicyLike, B extends BindingLike> {
+  /** The object at the end of the pass (the input object when nothing applied). */
+  readonly object: JsonObject | null;
+  readonly errors: PolicyError<P, B>[];
+  /** Set when the request was aborted. */
+  readonly status?: StatusError;
+  readonly invocations: InvocationTrace[];
+  /** Whether this pass asked for the chain to run again. */
+  readonly reinvocationRequested: boolean;
+}
+
+const OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run";
+
+/** `request` as CEL sees it: the JSON of admission/v1 AdmissionRequest minus uid/object/oldObject. */
+export function admissionRequestValue(req: AdmissionRequest, resource: GroupVersionResource, kind: GroupVersionKind): JsonObject {
+  const out: JsonObject = {
+    uid: req.uid,
+    kind: { group: kind.group, version: kind.version, kind: kind.kind },
+    resource: { group: resource.group, version: resource.version, resource: resource.resource },
+    requestKind: { group: req.requestKind.group, version: req.requestKind.version, kind: req.requestKind.kind },
+    requestResource: { group: req.requestResource.group, version: req.requestResource.version, resource: req.requestResource.resource },
+    operation: req.operation,
+    dryRun: req.dryRun,
+  };
+  if (req.subResource !== "") out.subResource = req.subResource;
+  if (req.requestSubResource !== "") out.requestSubResource = req.requestSubResource;
+  if (req.name !== "") out.name = req.name;
+  if (req.namespace !== "") out.namespace = req.namespace;
+  const u: JsonObject = {};
+  if (req.userInfo.username !== "") u.username = req.userInfo.username;
+  if (req.userInfo.uid !== "") u.uid = req.userInfo.uid;
+  if (req.userInfo.groups.length > 0) u.groups = [...req.userInfo.groups];
+  if (Object.keys(req.userInfo.extra).length > 0) {
+    const extra: JsonObject = {};
+    for (const [k, v] of Object.entries(req.userInfo.extra)) extra[k] = [...v];
+    u.extra = extra;
+  }
+  out.userInfo = u;
+  if (req.options !== null) out.options = req.options;
+  return out;
+}
+
+/** Runs one expression as `evaluationActivation.Evaluate` does; returns the value or the error text. */
+function evaluate(
+  c: CompiledExpression,
+  vars: CostedVariables,
+  remaining: number,
+  compileErrorPrefix: string,
+): { value: CelValue; remaining: number; cost: number } | { error: string; remaining: number; cost: number; outOfBudget?: true } {
+  if (!c.ok) return { error: `${compileErrorPrefix}${c.detail}`, remaining, cost: 0 };
+  let value: CelValue = null;
+  let failure: CelEvalError | undefined;
+  let cost: number;
+  try {
+    const r = c.program.evalWithCost(vars.activation, { costLimit: PER_CALL_LIMIT });
+    value = r.value;
+    cost = r.cost;
+  } catch (e) {
+    if (!(e instanceof CelEvalError)) throw e;
+    failure = e;
+    cost = c.program.lastCost ?? 0;
+  }
+  const composition = vars.takeCost();
+  const total = cost + composition;
+  if (composition > remaining) return { error: OUT_OF_BUDGET, remaining: -1, cost: total, outOfBudget: true };
+  remaining -= composition;
+  if (cost > remaining) return { error: OUT_OF_BUDGET, remaining: -1, cost: total, outOfBudget: true };
+  remaining -= cost;
+  if (failure !== undefined) return { error: `expression '${c.expression}' resulted in error: ${failure.message}`, remaining, cost: total };
+  return { value, remaining, cost: total };
+}
+
+/** `utilerrors.NewAggregate(...).Error()`: one message as is, several as `[a, b]` (duplicates once). */
+function aggregate(messages: readonly string[]): string {
+  const seen = new Set<string>();
+  const unique = messages.filter((m) => (seen.has(m) ? false : (seen.add(m), true)));
+  return unique.length === 1 ? unique[0]! : `[${unique.join(", ")}]`;
+}
+
+interface Bindings {
+  readonly object: JsonObject | null;
+  readonly oldObject: JsonObject | null;
+  readonly params: JsonObject | null;
+  readonly request: JsonObject;
+  readonly namespaceObject: JsonObject | null;
+  readonly authz: Record<string, CelValue>;
+}
+
+function newVariables(compiled: CompiledPolicy, b: Bindings): CostedVariables {
+  const values: Record<string, CelValue> = {
+    object: fromJson(b.object),
+    oldObject: fromJson(b.oldObject),
+    request: fromJson(b.request),
+    namespaceObject: fromJson(b.namespaceObject),
+    ...b.authz,
+  };
+  if (compiled.hasParams) values.params = fromJson(b.params);
+  return new CostedVariables(compiled.variables, (name) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined));
+}
+
+function paramDisplay(param: JsonObject | null): string | undefined {
+  if (param === null) return undefined;
+  const md = (param.metadata ?? {}) as JsonObject;
+  const ns = typeof md.namespace === "string" && md.namespace !== "" ? `${md.namespace}/` : "";
+  return `${ns}${typeof md.name === "string" ? md.name : ""}`;
+}
+
+type PatchResult =
+  | { readonly ok: true; readonly object: JsonObject; readonly testFailed?: true; readonly cost: number }
+  | { readonly ok: false; readonly error: string; readonly cost: number }
+  | { readonly ok: "abort"; readonly status: StatusError; readonly cost: number };
+
+/** One `Patcher.Patch`: evaluate the mutation and apply it to `object`. */
+function patchOne(
+  compiledPolicy: CompiledPolicy,
+  index: number,
+  object: JsonObject,
+  b: Bindings,
+  schemas: SchemaRegistry,
+  typed: boolean,
+): PatchResult {
+  const mutation = compiledPolicy.mutations[index]!;
+  // A stored expression that no longer compiles: the patcher returns the compile error as is.
+  if (!mutation.compiled.ok) return { ok: false, error: mutation.compiled.detail, cost: 0 };
+  const vars = newVariables(compiledPolicy, { ...b, object });
+  const r = evaluate(mutation.compiled, vars, RUNTIME_CEL_COST_BUDGET, "");
+  if ("error" in r) return { ok: false, error: r.error, cost: r.cost };
+  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+  const kind = typeof object.kind === "string" ? object.kind : "";
+  const schema = schemas.forKind(apiVersion, kind)!;
+  if (mutation.patchType === "ApplyConfiguration") {
+    if (!(r.value instanceof ObjectValue)) {
+      return { ok: false, error: "unsupported return type from ApplyConfiguration expression", cost: r.cost };
+    }
+    const mismatches = typeNameMismatches(r.value);
+    if (mismatches.length > 0) return { ok: false, error: `type mismatch: ${mismatches.join("\n")}`, cost: r.cost };
+    let patch: JsonObject;
+    try {
+      patch = applyConfigurationJson(r.value) as JsonObject;
+    } catch (e) {
+      if (e instanceof CelEvalError) return { ok: false, error: e.message, cost: r.cost };
+      if (e instanceof Error && e.name === "UnconvertibleValueError") {
+        return { ok: false, error: `error applying patch: failed to convert patch object to typed object: ${e.message}`, cost: r.cost };
+      }
+      throw e;
+    }
+    const applied = applyConfiguration(object, patch, schema, schemas);
+    if (!applied.ok) {
+      if (applied.error.kind === "no-schema") return { ok: "abort", status: { code: 503, reason: "ServiceUnavailable", message: applied.error.message }, cost: r.cost };
+      return { ok: false, error: applied.error.message, cost: r.cost };
+    }
+    return { ok: true, object: applied.object, cost: r.cost };
+  }
+  let ops;
+  try {
+    ops = jsonPatchOperations(r.value);
+  } catch (e) {
+    if (e instanceof CelEvalError) return { ok: false, error: e.message, cost: r.cost };
+    throw e;
+  }
+  const res = applyJsonPatch(object, ops as never);
+  if (res.ok === "test-failed") return { ok: true, object, testFailed: true, cost: r.cost };
+  if (res.ok === false) return { ok: false, error: `JSON Patch: ${res.error}`, cost: r.cost };
+  const doc = res.doc;
+  if (!isJsonObject(doc)) {
+    return { ok: "abort", status: { code: 500, reason: "InternalError", message: "Internal error occurred: json: cannot unmarshal into an object" }, cost: r.cost };
+  }
+  if (typed) {
+    const decoded = strictTypedDecode(doc, schema, schemas, kind);
+    if (!decoded.ok) return { ok: "abort", status: { code: 500, reason: "InternalError", message: `Internal error occurred: ${decoded.message}` }, cost: r.cost };
+    return { ok: true, object: decoded.object, cost: r.cost };
+  }
+  return { ok: true, object: pruneUnknownFields(doc, schema, schemas), cost: r.cost };
+}
+
+/** One pass of the MAP dispatcher over `invocations`. */
+export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(input: DispatchInput<P, B>): DispatchResult<P, B> {
+  const { request, schemas, reinvocation, pass } = input;
+  const isReinvoke = pass === 2;
+  let object = input.object;
+  const errors: PolicyError<P, B>[] = [];
+  const traces: InvocationTrace[] = [];
+  let reinvocationRequested = false;
+  let dirty = false;
+
+  if (isReinvoke && reinvocation.outputChangedSince(object)) reinvocation.requireReinvokingPreviouslyInvoked();
+
+  const requestResource = {
+    group: request.resource.group,
+    resource: request.resource.resource,
+    subresource: request.subResource,
+    namespace: request.namespace,
+    name: request.name,
+  };
+  const authz = authorizerBindings(request.userInfo, input.authorizer, requestResource);
+
+  for (const inv of input.invocations) {
+    const compiled = compilePolicy(inv.policy);
+    const policyName = inv.policy.metadata.name;
+    const bindingName = inv.binding.metadata.name;
+    const mcTraces: MatchConditionTrace[] = [];
+    const mutTraces: MutationTrace[] = [];
+    const base = {
+      pass,
+      policy: policyName,
+      binding: bindingName,
+      ...(paramDisplay(inv.param) !== undefined ? { param: paramDisplay(inv.param)! } : {}),
+      matchedKind: gvkDisplay(inv.matchedKind),
+      matchedResource: gvrDisplay(inv.matchedResource, request.subResource),
+      matchConditions: mcTraces,
+      mutations: mutTraces,
+    };
+    const failurePolicy = inv.policy.spec.failurePolicy === "Ignore" ? "Ignore" : "Fail";
+
+    // 1. matchConditions
+    if (compiled.matchConditions.length > 0) {
+      const vars = newVariables(compiled, {
+        object,
+        oldObject: request.oldObject,
+        params: inv.param,
+        request: admissionRequestValue(request, request.resource, inv.matchedKind),
+        namespaceObject: null,
+        authz,
+      });
+      let remaining = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
+      const errs: string[] = [];
+      let falseName: string | undefined;
+      let budgetError: string | undefined;
+      for (const mc of compiled.matchConditions) {
+        if (budgetError !== undefined || falseName !== undefined) {
+          mcTraces.push({ name: mc.name, result: "not-evaluated", cost: 0 });
+          continue;
+        }
+        const r = evaluate(mc.compiled, vars, remaining, "compilation error: ");
+        if ("outOfBudget" in r) {
+          budgetError = r.error;
+          mcTraces.push({ name: mc.name, result: "error", error: r.error, cost: r.cost });
+          continue;
+        }
+        remaining = r.remaining;
+        if ("error" in r) {
+          errs.push(r.error);
+          mcTraces.push({ name: mc.name, result: "error", error: r.error, cost: r.cost });
+        } else {
+          const v = r.value === true;
+          mcTraces.push({ name: mc.name, result: v, cost: r.cost });
+          if (r.value === false) falseName = mc.name;
+        }
+      }
+      if (budgetError !== undefined) {
+        if (failurePolicy === "Fail") errors.push({ policy: inv.policy, binding: inv.binding, message: budgetError, reason: "Invalid" });
+        traces.push({ ...base, skipped: `matchConditions ran out of their cost budget (failurePolicy ${failurePolicy})`, changed: false });
+        continue;
+      }
+      if (falseName !== undefined) {
+        traces.push({ ...base, skipped: `matchCondition '${falseName}' is false`, changed: false });
+        continue;
+      }
+      if (errs.length > 0) {
+        if (failurePolicy === "Fail") errors.push({ policy: inv.policy, binding: inv.binding, message: aggregate(errs), reason: "Invalid" });
+        traces.push({ ...base, skipped: `matchConditions errored (failurePolicy ${failurePolicy})`, changed: false });
+        continue;
+      }
+    }
+
+    // 2. reinvocation filter
+    const key = invocationKey(policyName, bindingName, inv.param);
+    if (isReinvoke && !reinvocation.shouldReinvoke(key)) {
+      traces.push({ ...base, skipped: "not eligible for reinvocation", changed: false });
+      continue;
+    }
+
+    // 3. mutations
+    const before = object;
+    const b: Bindings = {
+      object,
+      oldObject: request.oldObject,
+      params: inv.param,
+      request: admissionRequestValue(request, inv.matchedResource, inv.matchedKind),
+      namespaceObject: input.namespaceObject,
+      authz,
+    };
+    for (let i = 0; i < compiled.mutations.length; i++) {
+      const patchType = compiled.mutations[i]!.patchType;
+      if (object === null) {
+        mutTraces.push({ index: i, patchType, outcome: "skipped", cost: 0, diff: [] });
+        continue;
+      }
+      const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+      const kind = typeof object.kind === "string" ? object.kind : "";
+      const gvk = { ...parseGV(apiVersion), kind };
+      if (schemas.forKind(apiVersion, kind) === undefined) {
+        const message = `Resource kind ${gvk.group}/${gvk.version}, Kind=${kind} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`;
+        mutTraces.push({ index: i, patchType, outcome: "aborted", error: message, cost: 0, diff: [] });
+        traces.push({ ...base, changed: before !== object && !deepEqual(before, object) });
+        return { object, errors, status: { code: 503, reason: "ServiceUnavailable", message }, invocations: traces, reinvocationRequested };
+      }
+      const typed = input.catalog.resourceForKind(gvk)?.builtin === true;
+      const r = patchOne(compiled, i, object, { ...b, object }, schemas, typed);
+      if (r.ok === "abort") {
+        mutTraces.push({ index: i, patchType, outcome: "aborted", error: r.status.message, cost: r.cost, diff: [] });
+        traces.push({ ...base, changed: before !== object && !deepEqual(before!, object) });
+        return { object, errors, status: r.status, invocations: traces, reinvocationRequested };
+      }
+      if (r.ok === false) {
+        errors.push({ policy: inv.policy, binding: inv.binding, message: r.error, reason: "Invalid" });
+        mutTraces.push({ index: i, patchType, outcome: "error", error: r.error, cost: r.cost, diff: [] });
+        continue;
+      }
+      const next = input.defaulter !== undefined ? input.defaulter(r.object, gvk) : r.object;
+      mutTraces.push({
+        index: i,
+        patchType,
+        outcome: r.testFailed === true ? "test-failed" : "applied",
+        cost: r.cost,
+        diff: jsonDiff(object, next),
+      });
+      object = next;
+      dirty = true;
+    }
+
+    // 4. bookkeeping
+    const changed = !(before === object || (before !== null && object !== null && deepEqual(before, object)));
+    if (changed) {
+      reinvocation.requireReinvokingPreviouslyInvoked();
+      reinvocationRequested = true;
+    }
+    if (inv.policy.spec.reinvocationPolicy === "IfNeeded") reinvocation.addPreviouslyInvoked(key);
+    traces.push({ ...base, changed });
+  }
+
+  if (dirty && object !== null) {
+    reinvocation.requireReinvokingPreviouslyInvoked();
+    reinvocationRequested = true;
+  }
+  return { object, errors, invocations: traces, reinvocationRequested };
+}
+
+function parseGV(apiVersion: string): { group: string; version: string } {
+  const i = apiVersion.indexOf("/");
+  return i < 0 ? { group: "", version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+}
+
+/** For messages: `apps/v1`. */
+export function kindDisplay(k: GroupVersionKind): string {
+  return `${groupVersionString(k.group, k.version)} ${k.kind}`;
+}
+
+export type { JsonValue };

@@ -1,0 +1,221 @@
+/**
+ * `evaluate`: one admission request through the MutatingAdmissionPolicy plugin, as kube-apiserver
+ * 1.36 runs it (map.md §2.8; the generic dispatcher `pkg/admission/plugin/policy/generic/
+ * policy_dispatcher.go` around the MAP dispatcher, dispatch.ts), including the second pass of the
+ * admission chain when reinvocation is requested (§5).
+ *
+ *     const r = evaluate(request, { policies, bindings, params, namespaces, schemas, catalog });
+ *     if (r.allowed) use(r.object, r.patch) else report(r.status.code, r.status.message);
+ *
+ * Per pass: exemptions (operation, review and policy resources) → hooks (policies paired with
+ * their bindings, in our documented order: policy name, binding name, param namespace/name —
+ * Kubernetes specifies none) → per hook: policy matchConstraints, configuration error, per
+ * binding: matchResources, params → invocations → the MAP dispatcher (namespaceObject lookup,
+ * then per invocation matchConditions and mutations). Policy errors are then filtered by each
+ * policy's failurePolicy (Ignore drops them silently); any left deny the request with HTTP 403:
+ * message = the first error as `policy '<p>' with binding '<b>' denied request: <msg>` (or
+ * `policy "<p>" denied request: <msg>` without binding), reason = the first error's reason
+ * (`Invalid` for matchCondition and mutation errors) or `Forbidden`, causes = every error.
+ * Status errors (500 strict decoding, 503 no schema, 404 namespace) abort at once, whatever the
+ * failure policies.
+ *
+ * Reinvocation: when pass 1 asked for it (any successful mutation does, see reinvocation.ts) and
+ * pass 1 admitted the request, pass 2 runs the whole selection again on the mutated object, but
+ * only invocations in the reinvoke set run their mutations. There is never a third pass. No other
+ * admission plugins are modelled, so nothing else changes the object between passes.
+ *
+ * MAP emits no warnings and no audit annotations: `warnings` is always empty (kept for the API).
+ * Pure: no file or network access; everything comes in through the context.
+ */
+import { cachingAuthorizer, OFFLINE_AUTHORIZER, type Authorizer } from "../cel/k8s/authz.js";
+import { SchemaRegistry } from "../kube/schema.js";
+import { dispatchPass, type Defaulter, type DispatchPolicy, type PolicyError, type StatusError } from "./dispatch.js";
+import { jsonDiff, type PatchOperation } from "./diff.js";
+import { deepClone, type JsonObject } from "./json.js";
+import { ResourceCatalog } from "./match/catalog.js";
+import { buildHooks, formatPolicyError, selectInvocations, type BindingLike, type ParamSource } from "./params.js";
+import { ReinvocationState } from "./reinvocation.js";
+import { mapExemption, type AdmissionRequest } from "./request.js";
+import type { PassTrace, Trace } from "./trace.js";
+
+export interface EvaluateOptions {
+  /** Run the second pass when reinvocation is requested (a real apiserver does). Default true. */
+  readonly reinvocation?: boolean;
+  /**
+   * Applied after every successful mutation, as the apiserver's defaulter is (built-in scheme
+   * defaults, CRD schema defaults). Default: none — celmap does not know Kubernetes' defaulting,
+   * so results differ where defaulting would fill fields (see the conformance ledger).
+   */
+  readonly defaulter?: Defaulter;
+}
+
+export interface EvaluateContext<P extends DispatchPolicy = DispatchPolicy, B extends BindingLike = BindingLike> {
+  /** Validated policies (see `src/policy`: prepare/collect with `policyCompileHook`). */
+  readonly policies: readonly P[];
+  readonly bindings: readonly B[];
+  /** Param objects for paramRefs; absent: any paramRef is ``paramKind kind `…` not known``. */
+  readonly params?: ParamSource;
+  /** Namespace objects by name (for namespaceSelector and `namespaceObject`); a missing one is a 404. */
+  readonly namespaces?: readonly JsonObject[] | ((name: string) => JsonObject | undefined);
+  /** Schemas of the kinds (built-ins plus registered CRDs). Default: the built-in ones. */
+  readonly schemas?: SchemaRegistry;
+  /** Resources (built-ins plus registered CRDs). Default: the built-in 1.36 catalog. */
+  readonly catalog?: ResourceCatalog;
+  /** Answers `authorizer` checks; default denies everything (offline). Wrapped in a per-request cache. */
+  readonly authorizer?: Authorizer;
+  readonly options?: EvaluateOptions;
+}
+
+/** The apiserver's answer when MAP denies or aborts the request (a metav1.Status). */
+export interface AdmissionStatus {
+  readonly code: 403 | 404 | 500 | 503;
+  readonly reason: "Forbidden" | "Invalid" | "NotFound" | "InternalError" | "ServiceUnavailable";
+  readonly message: string;
+  /** 403 only: one message per remaining policy error. */
+  readonly causes?: readonly { readonly message: string }[];
+}
+
+export interface EvaluateResult {
+  readonly allowed: boolean;
+  /** The admitted object (the mutated one); on denial, the object as far as MAP got. */
+  readonly object: JsonObject | null;
+  /** RFC 6902 operations from the request's object to `object` (empty when denied). */
+  readonly patch: readonly PatchOperation[];
+  /** Set when `allowed` is false. */
+  readonly status?: AdmissionStatus;
+  /** Policy errors dropped by failurePolicy Ignore (the apiserver drops them silently), for diagnostics. */
+  readonly ignoredErrors: readonly string[];
+  /** Always empty: MAP emits no warnings. */
+  readonly warnings: readonly string[];
+  /** Whether a second pass ran. */
+  readonly reinvoked: boolean;
+  readonly trace: Trace;
+}
+
+function namespaceLookup(ns: EvaluateContext["namespaces"]): (name: string) => JsonObject | undefined {
+  if (ns === undefined) return () => undefined;
+  if (typeof ns === "function") return ns;
+  const byName = new Map<string, JsonObject>();
+  for (const o of ns) {
+    const md = o.metadata as JsonObject | undefined;
+    if (typeof md?.name === "string") byName.set(md.name, o);
+  }
+  return (name) => byName.get(name);
+}
+
+function denial<P extends DispatchPolicy, B extends BindingLike>(errors: readonly PolicyError<P, B>[]): AdmissionStatus {
+  const messages = errors.map((e) => formatPolicyError(e.policy.metadata.name, e.binding?.metadata.name, e.message));
+  return {
+    code: 403,
+    reason: errors[0]!.reason ?? "Forbidden",
+    message: messages[0]!,
+    causes: messages.map((message) => ({ message })),
+  };
+}
+
+/** Evaluates the MutatingAdmissionPolicies of `ctx` on `request`; see the module comment. */
+export function evaluate<P extends DispatchPolicy, B extends BindingLike>(request: AdmissionRequest, ctx: EvaluateContext<P, B>): EvaluateResult {
+  const catalog = ctx.catalog ?? ResourceCatalog.builtin();
+  const schemas = ctx.schemas ?? SchemaRegistry.builtin();
+  const getNamespace = namespaceLookup(ctx.namespaces);
+  const reinvocationEnabled = ctx.options?.reinvocation !== false;
+  const input = request.object;
+  const notes: string[] = [];
+  const passes: PassTrace[] = [];
+  const ignoredErrors: string[] = [];
+
+  const exemption = mapExemption(request);
+  if (exemption.exempt) {
+    return { allowed: true, object: input, patch: [], ignoredErrors, warnings: [], reinvoked: false, trace: { exempt: exemption.reason, passes, notes } };
+  }
+
+  const hookSet = buildHooks(ctx.policies, ctx.bindings, catalog);
+  for (const p of hookSet.unboundPolicies) notes.push(`policy '${p.metadata.name}' has no binding: it does nothing`);
+  for (const b of hookSet.orphanBindings) notes.push(`binding '${b.metadata.name}' refers to policy '${b.spec.policyName}', which does not exist: ignored`);
+  for (const d of hookSet.dropped) notes.push(`policy '${d.policy.metadata.name}' is not used: ${d.message}`);
+
+  const reinvocation = new ReinvocationState();
+  let object = input === null ? null : deepClone(input);
+  let reinvoked = false;
+  const finish = (allowed: boolean, status?: AdmissionStatus): EvaluateResult => ({
+    allowed,
+    object,
+    patch: allowed && input !== null && object !== null ? jsonDiff(input, object) : [],
+    ...(status !== undefined ? { status } : {}),
+    ignoredErrors,
+    warnings: [],
+    reinvoked,
+    trace: { passes, notes },
+  });
+
+  for (const pass of [1, 2] as const) {
+    if (pass === 2) {
+      if (!reinvocationEnabled) break;
+      reinvoked = true;
+    }
+    const req: AdmissionRequest = { ...request, object };
+    const selection = selectInvocations(req, hookSet.hooks, { catalog, getNamespace, ...(ctx.params !== undefined ? { params: ctx.params } : {}) });
+    const errors: PolicyError<P, B>[] = selection.errors.map((e) => ({ policy: e.policy, ...(e.binding !== undefined ? { binding: e.binding } : {}), message: e.message }));
+    let requested = false;
+    const passTrace: { invocations: PassTrace["invocations"] } = { invocations: [] };
+    if (selection.invocations.length > 0) {
+      // namespaceObject: the request's namespace, blanked for Namespace objects; lookup failure aborts.
+      let namespaceName = request.namespace;
+      if (request.kind.group === "" && request.kind.version === "v1" && request.kind.kind === "Namespace") namespaceName = "";
+      let namespaceObject: JsonObject | null = null;
+      if (namespaceName !== "") {
+        let ns: JsonObject | undefined;
+        let failure: string | undefined;
+        try {
+          ns = getNamespace(namespaceName);
+        } catch (e) {
+          failure = e instanceof Error ? e.message : String(e);
+        }
+        if (ns === undefined) {
+          const status: AdmissionStatus =
+            failure !== undefined
+              ? { code: 500, reason: "InternalError", message: `Internal error occurred: ${failure}` }
+              : { code: 404, reason: "NotFound", message: `namespaces ${JSON.stringify(namespaceName)} not found` };
+          passes.push({ pass, selection: selection.trace, invocations: [], reinvocationRequested: false });
+          return finish(false, status);
+        }
+        namespaceObject = ns;
+      }
+      const r = dispatchPass<P, B>({
+        request: req,
+        object,
+        invocations: selection.invocations,
+        namespaceObject,
+        schemas,
+        catalog,
+        authorizer: cachingAuthorizer(ctx.authorizer ?? OFFLINE_AUTHORIZER),
+        ...(ctx.options?.defaulter !== undefined ? { defaulter: ctx.options.defaulter } : {}),
+        reinvocation,
+        pass,
+      });
+      passTrace.invocations = r.invocations;
+      object = r.object;
+      requested = r.reinvocationRequested;
+      if (r.status !== undefined) {
+        passes.push({ pass, selection: selection.trace, invocations: r.invocations, reinvocationRequested: false });
+        return finish(false, statusOf(r.status));
+      }
+      errors.push(...r.errors);
+      // The deferred SetLastPolicyInvocationOutput of the dispatcher.
+      reinvocation.setLastOutput(object);
+    }
+    passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested });
+    const kept: PolicyError<P, B>[] = [];
+    for (const e of errors) {
+      if (e.policy.spec.failurePolicy === "Ignore") ignoredErrors.push(formatPolicyError(e.policy.metadata.name, e.binding?.metadata.name, e.message));
+      else kept.push(e);
+    }
+    if (kept.length > 0) return finish(false, denial(kept));
+    if (!requested) break;
+  }
+  return finish(true);
+}
+
+function statusOf(s: StatusError): AdmissionStatus {
+  return { code: s.code, reason: s.reason, message: s.message };
+}

@@ -1,0 +1,174 @@
+/**
+ * What happens to a JSON-patched built-in object when the apiserver decodes it back into its Go
+ * type (`json.NewSerializerWithOptions(..., Strict: true).Decode` in the MAP JSON patcher): a
+ * strict decode whose failures are HTTP 500 InternalErrors that abort the request whatever the
+ * failure policy (map-oracle-findings §7):
+ *
+ * - a value of the wrong JSON type: `json: cannot unmarshal number into Go struct field
+ *   ConfigMap.data of type string` (Go's `UnmarshalTypeError`: innermost struct type, then the
+ *   JSON field names from the root; map keys and list indices are not part of it);
+ * - otherwise, unknown fields: `strict decoding error: unknown field "spec.bogus", unknown field
+ *   "…"` (paths with list indices).
+ *
+ * On success it returns the object as the typed round trip leaves it, as far as it matters here:
+ * a JSON `null` field is dropped (nil pointer/slice/map), a `null` value of a `map[string]string`
+ * becomes `""` (map-oracle-findings §8). Omitempty of zero values and quantity normalisation are
+ * not modelled. Custom resources (unstructured) are not decoded strictly; see dispatch.ts.
+ */
+import type { SchemaNode, SchemaRef, SchemaRegistry } from "../kube/schema.js";
+import { isJsonObject, setKey, type JsonObject, type JsonValue } from "./json.js";
+
+export type TypedDecodeResult = { readonly ok: true; readonly object: JsonObject } | { readonly ok: false; readonly message: string };
+
+class TypeError_ extends Error {}
+
+interface Ctx {
+  readonly registry: SchemaRegistry;
+  readonly unknown: string[];
+}
+
+function refName(ref: SchemaRef | undefined): string | undefined {
+  if (typeof ref === "string") return ref.slice(ref.lastIndexOf(".") + 1);
+  if (ref !== undefined && typeof ref === "object" && "ref" in ref) return ref.ref.slice(ref.ref.lastIndexOf(".") + 1);
+  return undefined;
+}
+
+function jsonKind(v: JsonValue): string {
+  if (typeof v === "string") return "string";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "number" || typeof v === "bigint") return "number";
+  if (Array.isArray(v)) return "array";
+  return "object";
+}
+
+function goTypeName(node: SchemaNode, name: string | undefined): string {
+  switch (node.t) {
+    case "scalar":
+      if (node.s === "string") return "string";
+      if (node.s === "boolean") return "bool";
+      if (node.s === "integer") return node.fmt === "int32" ? "int32" : "int64";
+      return "float64";
+    case "list":
+      return "[]interface {}";
+    case "map":
+      return "map[string]string";
+    case "struct":
+      return name !== undefined ? `v1.${name}` : "struct";
+    default:
+      return "interface {}";
+  }
+}
+
+/** Strictly decodes `obj` (a built-in kind whose schema is `schema`), as the JSON patcher does. */
+export function strictTypedDecode(obj: JsonObject, schema: SchemaNode, registry: SchemaRegistry, kind: string): TypedDecodeResult {
+  const ctx: Ctx = { registry, unknown: [] };
+  let out: JsonValue;
+  try {
+    out = walk(ctx, schema, obj, "", kind, []);
+  } catch (e) {
+    if (e instanceof TypeError_) return { ok: false, message: e.message };
+    throw e;
+  }
+  if (ctx.unknown.length > 0) {
+    return { ok: false, message: `strict decoding error: ${ctx.unknown.map((p) => `unknown field ${JSON.stringify(p)}`).join(", ")}` };
+  }
+  return { ok: true, object: isJsonObject(out) ? out : {} };
+}
+
+function typeError(v: JsonValue, node: SchemaNode, name: string | undefined, struct: string, stack: readonly string[]): TypeError_ {
+  const what = typeof v === "number" || typeof v === "bigint" ? (jsonKind(v) === "number" && node.t === "scalar" && node.s === "integer" ? `number ${String(v)}` : "number") : jsonKind(v);
+  return new TypeError_(`json: cannot unmarshal ${what} into Go struct field ${struct}.${stack.join(".")} of type ${goTypeName(node, name)}`);
+}
+
+function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: string, stack: readonly string[], name?: string): JsonValue {
+  switch (node.t) {
+    case "struct": {
+      if (!isJsonObject(v)) throw typeError(v, node, name, struct, stack);
+      const here = name ?? struct;
+      const out: JsonObject = {};
+      for (const key of Object.keys(v)) {
+        const value = v[key] as JsonValue;
+        const ref = Object.prototype.hasOwnProperty.call(node.f, key) ? node.f[key] : undefined;
+        const child = ctx.registry.child(node, key);
+        const p = path === "" ? key : `${path}.${key}`;
+        if (child === undefined) {
+          ctx.unknown.push(p);
+          continue;
+        }
+        if (value === null) continue;
+        setKey(out, key, walk(ctx, child, value, p, here, [...stack, key], refName(ref)));
+      }
+      return out;
+    }
+    case "map": {
+      if (!isJsonObject(v)) throw typeError(v, node, name, struct, stack);
+      const elem = ctx.registry.resolve(node.v);
+      const out: JsonObject = {};
+      for (const key of Object.keys(v)) {
+        const value = v[key] as JsonValue;
+        if (value === null) {
+          if (elem.t === "scalar" && elem.s === "string") setKey(out, key, "");
+          continue;
+        }
+        setKey(out, key, walk(ctx, elem, value, `${path}[${key}]`, struct, stack, refName(node.v)));
+      }
+      return out;
+    }
+    case "list": {
+      if (!Array.isArray(v)) throw typeError(v, node, name, struct, stack);
+      const elem = ctx.registry.element(node);
+      return v.map((e, i) => (e === null ? e : walk(ctx, elem, e as JsonValue, `${path}[${i}]`, struct, stack, refName(node.e))));
+    }
+    case "scalar": {
+      if (node.fmt !== undefined && node.fmt !== "" && node.fmt !== "byte" && node.fmt !== "int32" && node.fmt !== "int64" && node.fmt !== "double" && node.fmt !== "float") {
+        // int-or-string, quantity, date-time, ...: custom unmarshalers; not modelled further.
+        return v;
+      }
+      const ok =
+        node.s === "string"
+          ? typeof v === "string"
+          : node.s === "boolean"
+            ? typeof v === "boolean"
+            : node.s === "integer"
+              ? typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v))
+              : typeof v === "number" || typeof v === "bigint";
+      if (!ok) throw typeError(v, node, name, struct, stack);
+      return v;
+    }
+    default:
+      return v;
+  }
+}
+
+/**
+ * Custom resources: the apiserver decodes a JSON-patched custom resource without strictness and
+ * prunes fields its structural schema does not declare (outside preserve-unknown-fields regions),
+ * silently (map-oracle-findings §7: `crd-jp-add-unknown-field`). Values are kept as they are.
+ */
+export function pruneUnknownFields(obj: JsonObject, schema: SchemaNode, registry: SchemaRegistry): JsonObject {
+  const out = prune(registry, schema, obj);
+  return isJsonObject(out) ? out : obj;
+}
+
+function prune(registry: SchemaRegistry, node: SchemaNode, v: JsonValue): JsonValue {
+  if (node.t === "struct" && isJsonObject(v)) {
+    const out: JsonObject = {};
+    for (const key of Object.keys(v)) {
+      const child = registry.child(node, key);
+      if (child === undefined) continue;
+      setKey(out, key, prune(registry, child, v[key] as JsonValue));
+    }
+    return out;
+  }
+  if (node.t === "map" && isJsonObject(v)) {
+    const elem = registry.resolve(node.v);
+    const out: JsonObject = {};
+    for (const key of Object.keys(v)) setKey(out, key, prune(registry, elem, v[key] as JsonValue));
+    return out;
+  }
+  if (node.t === "list" && Array.isArray(v)) {
+    const elem = registry.element(node);
+    return v.map((e) => prune(registry, elem, e as JsonValue));
+  }
+  return v;
+}
