@@ -4,7 +4,7 @@
  * semantics (compile every mutator, then one System run) with the comparison the files
  * define. Pure: takes parsed documents; reading the files is the caller's business.
  */
-import { compileMutator, type Mutator } from "./mutators.js";
+import { compileMutator, type Mutator } from "./mutators/index.js";
 import { mutate, type MutateResult } from "./system.js";
 import type { Operation, Source } from "./match.js";
 

@@ -5,7 +5,7 @@
  * the pathTests consulted at each depth, and a setter that does the work at the end.
  */
 import type { ListNode, Path } from "./path/parser.js";
-import { goNodeString } from "./path/parser.js";
+import { goNodeString } from "./path/print.js";
 import type { Tester } from "./path/tester.js";
 import { GoFloat, goTypeName, isMap, setKey, type GoMap, type GoValue } from "./value.js";
 

@@ -3,11 +3,10 @@
  * AssignImage) with Gatekeeper v3.23.0's exact semantics: location paths, validation,
  * match criteria, the mutators themselves and the System's ordered fixpoint loop.
  */
+export { formatPath, printPath } from "./path/print.js";
 export {
-  formatPath,
   parsePath,
   pathEqual,
-  printPath,
   tryParsePath,
   PathParseError,
   type ListNode,
@@ -28,7 +27,8 @@ export {
   type Mutator,
   type MutatorID,
   type MutatorIssue,
-} from "./mutators.js";
+  type IssueCode,
+} from "./mutators/index.js";
 export { decodeResource, GROUP, SERVED_VERSIONS, type MutatorKind } from "./types.js";
 export {
   appliesTo,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileMutator, type Mutator } from "./mutators.js";
+import { compileMutator, type Mutator } from "./mutators/index.js";
 import { mutate, System } from "./system.js";
 import { parseImage, mutateImage } from "./image.js";
 
@@ -106,6 +106,17 @@ describe("Gatekeeper validation, with field paths", () => {
     expect(issues(assign("a", "spec.x", { assign: { fromMetadata: {} } }))).toEqual([
       "spec.parameters.assign.fromMetadata.field: field  is not recognized: invalid fromMetadata field",
     ]);
+  });
+  it("gives each rule a stable code", () => {
+    const code = (doc: unknown) => {
+      const r = compileMutator(doc);
+      return r.ok ? "ok" : r.issues.map((i) => i.code).join(",");
+    };
+    expect(code(assign("a", "metadata.labels.x", { assign: { value: "v" } }))).toBe("location-metadata");
+    expect(code(assign("a", "spec.x", {}))).toBe("assign-source");
+    expect(code(assign("a".repeat(64), "spec.x", { assign: { value: 1 } }))).toBe("name-too-long");
+    expect(code(assign("a", "spec.x", { assign: { value: 1 } }, { applyTo: [] }))).toBe("apply-to");
+    expect(code({ apiVersion: "mutations.gatekeeper.sh/v1", kind: "Assign", metadata: { name: "a" }, spec: { location: 1 } })).toBe("schema");
   });
   it("takes Assign numbers as float64: an object cannot go into an integer-keyed list", () => {
     expect(issues(assign("a", "spec.ports[containerPort: 80]", { assign: { value: { containerPort: 80 } } }))).toEqual([

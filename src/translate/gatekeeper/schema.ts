@@ -9,7 +9,7 @@
  */
 import type { PathNode } from "./path/parser.js";
 import { byteCompare } from "./value.js";
-import { idString, type Binding, type MutatorID, type MutatorWithSchema } from "./mutators.js";
+import { idString, type Binding, type MutatorID, type MutatorWithSchema } from "./mutators/index.js";
 
 type NodeType = "Object" | "List" | "Unknown" | "Set" | "String";
 

@@ -6,7 +6,7 @@
  * skipped, and the optional `gatekeeper.sh/mutation-id` / `gatekeeper.sh/mutations`
  * annotations.
  */
-import { applyMutator, hasSchema, idString, type Mutator, type MutatorID } from "./mutators.js";
+import { applyMutator, hasSchema, idString, type Mutator, type MutatorID } from "./mutators/index.js";
 import { appliesTo, matches, metaString, objectGVK, type Matchable, type Operation, type Source } from "./match.js";
 import { conflictMessage, SchemaDB } from "./schema.js";
 import {

@@ -1,12 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { formatPath, printPath } from "./print.js";
 import {
-  formatPath,
   listNode,
   objectNode,
   parsePath,
   pathEqual,
-  printPath,
   tryParsePath,
   type Path,
   type PathNode,

@@ -3,7 +3,8 @@
  * applied at the depth of the subPath's last node.
  */
 import { goQuote } from "../../../diag/index.js";
-import { nodeEqual, printPath, type Path } from "./parser.js";
+import { nodeEqual, type Path } from "./parser.js";
+import { printPath } from "./print.js";
 
 export type Condition = "MustExist" | "MustNotExist";
 
