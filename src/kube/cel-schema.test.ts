@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { APPLY_CONFIGURATION_TYPE, compileExpression, kubernetesBaseEnv, kubernetesEnv } from "../cel/k8s/environment.js";
 import { kubernetesValue } from "../cel/k8s/values.js";
 import { DYN } from "../cel/index.js";
-import { SchemaRegistry } from "../kube/schema.js";
+import { SchemaRegistry } from "./schema.js";
 import { celSchemaForKind } from "./cel-schema.js";
 
 const registry = SchemaRegistry.builtin();

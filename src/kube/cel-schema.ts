@@ -8,7 +8,7 @@
  *     kubernetesValue(podJson, pod);                           // set/map lists, escaping, null-as-absent
  */
 import type { CelSchemaNode } from "../cel/k8s/values.js";
-import type { SchemaNode, SchemaRegistry } from "../kube/schema.js";
+import type { SchemaNode, SchemaRegistry } from "./schema.js";
 
 /** The schema of a kind as a {@link CelSchemaNode}, or undefined for an unknown kind. */
 export function celSchemaForKind(registry: SchemaRegistry, apiVersion: string, kind: string): CelSchemaNode | undefined {

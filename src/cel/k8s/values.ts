@@ -32,7 +32,7 @@
  * present): use `fromJson` for those.
  *
  * `src/cel` has no schema of its own: callers adapt theirs to {@link CelSchemaNode}
- * (celmap's `SchemaRegistry` in `src/policy/cel-schema.ts`).
+ * (celmap's `SchemaRegistry` in `src/kube/cel-schema.ts`).
  */
 import { CelEvalError } from "../errors.js";
 import { fromJson } from "../runtime/json.js";
