@@ -2,6 +2,16 @@
  * Gatekeeper mutators (`mutations.gatekeeper.sh` Assign, AssignMetadata, ModifySet,
  * AssignImage) with Gatekeeper v3.23.0's exact semantics: location paths, validation,
  * match criteria, the mutators themselves and the System's ordered fixpoint loop.
+ *
+ *   const r = compileMutator(doc);               // CRD schema + Gatekeeper's MutatorFor* checks
+ *   if (!r.ok) report(r.issues);                 // [{path, message, code}], Gatekeeper's words
+ *   const out = mutate(pod, [r.mutator], { namespace: nsObject });
+ *   // out: {object, changed, iterations, applied: ["Assign//name:1"], error?, conflicts}
+ *
+ * Nothing here reads files or mutates its inputs. Numbers follow Go's decoding: whole numbers
+ * in objects and ModifySet values are int64, every number in an Assign `value` is float64
+ * (so `80` there never equals an object's `80`). External data needs a resolver
+ * (`MutateOptions.externalData`); without one a placeholder fails the request.
  */
 export { formatPath, printPath } from "./path/print.js";
 export {
@@ -41,5 +51,14 @@ export {
 } from "./match.js";
 export { mutateImage, parseImage, validateImageParts, type ImageRef } from "./image.js";
 export { SchemaDB, conflictMessage } from "./schema.js";
-export { mutate, System, type MutateOptions, type MutateResult } from "./system.js";
-export { compareObjects, loadCases, runCase, type CaseOutcome, type GatekeeperCase } from "./cases.js";
+export { mutate, System, type ExternalDataResponse, type MutateOptions, type MutateResult } from "./system.js";
+export {
+  compareObjects,
+  isReferenceCase,
+  loadCases,
+  runCase,
+  runCaseFile,
+  type CaseFileReport,
+  type CaseOutcome,
+  type GatekeeperCase,
+} from "./cases.js";
