@@ -40,17 +40,16 @@ export function cliEnv(variableNames: Iterable<string>, options: CliEnvOptions =
 }
 
 /**
- * Values of the admission variables nobody bound: `null` objects (as on a
- * CREATE of a cluster-scoped object), an offline authorizer that answers every
- * check with no opinion, and an empty `variables`.
+ * Values of the admission variables nobody bound: `oldObject`, `namespaceObject`
+ * and `params` null (a CREATE of a cluster-scoped object), an offline authorizer
+ * that answers every check with no opinion, an empty `variables`. `object` and
+ * `request` stay unbound: reading them is an error.
  */
 export function defaultBindings(kind: KubernetesEnvKind, hasParams: boolean): Record<string, CelValue> {
   if (kind === "base") return {};
   const out: Record<string, CelValue> = {
-    object: null,
     oldObject: null,
     namespaceObject: null,
-    request: null,
     ...authorizerBindings(undefined, OFFLINE_AUTHORIZER, { group: "", resource: "", subresource: "", namespace: "", name: "" }),
   };
   if (hasParams) out["params"] = null;
