@@ -4,6 +4,7 @@
  */
 import { celConformanceSuite, celParseSuite, loadAstToProto, loadExtensionLibraries } from "./cel/runner.js";
 import { ProtoTypeProvider } from "./cel/proto-types.js";
+import { mapSuites } from "./map/runner.js";
 import type { Suite } from "./suite.js";
 
 /** Every suite, in report order. `notes` receives one-line remarks on what was wired. */
@@ -15,5 +16,5 @@ export async function loadSuites(notes: string[] = []): Promise<Suite[]> {
   if (ast.problem !== undefined) notes.push(`parser suite: ${ast.problem}`);
   const provider = new ProtoTypeProvider();
   // TODO(map, gatekeeper): add the MAP and Gatekeeper case files (../shared/conformance/*.yaml) as suites here.
-  return [celConformanceSuite({ provider, libraries: ext.libraries }), celParseSuite(ast.convert, ast.problem)];
+  return [celConformanceSuite({ provider, libraries: ext.libraries }), celParseSuite(ast.convert, ast.problem), ...mapSuites()];
 }

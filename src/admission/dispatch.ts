@@ -34,7 +34,7 @@ import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_
 import { authorizerBindings, type Authorizer } from "../cel/k8s/authz.js";
 import { jsonPatchOperations } from "../cel/k8s/jsonpatch.js";
 import { ObjectValue, applyConfigurationJson, typeNameMismatches } from "../cel/k8s/object.js";
-import type { SchemaRegistry } from "../kube/schema.js";
+import type { SchemaNode, SchemaRegistry } from "../kube/schema.js";
 import { compilePolicy, type CompiledExpression, type CompiledPolicy } from "./compile.js";
 import { jsonDiff } from "./diff.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "./json.js";
@@ -248,7 +248,10 @@ function patchOne(
     if (e instanceof CelEvalError) return { ok: false, error: e.message, cost: r.cost };
     throw e;
   }
-  const res = applyJsonPatch(object, ops as never);
+  // Built-ins are serialized from their Go struct: metadata (with `creationTimestamp: null`), spec
+  // and status are non-pointer structs, always present (map.md §4.3).
+  const added = typed ? goStructShell(object, schema) : [];
+  const res = applyJsonPatch(typed ? withShell(object, added) : object, ops as never);
   if (res.ok === "test-failed") return { ok: true, object, testFailed: true, cost: r.cost };
   if (res.ok === false) return { ok: false, error: `JSON Patch: ${res.error}`, cost: r.cost };
   const doc = res.doc;
@@ -258,9 +261,35 @@ function patchOne(
   if (typed) {
     const decoded = strictTypedDecode(doc, schema, schemas, kind);
     if (!decoded.ok) return { ok: "abort", status: { code: 500, reason: "InternalError", message: `Internal error occurred: ${decoded.message}` }, cost: r.cost };
-    return { ok: true, object: decoded.object, cost: r.cost };
+    return { ok: true, object: withoutEmptyShell(decoded.object, added), cost: r.cost };
   }
   return { ok: true, object: pruneUnknownFields(doc, schema, schemas), cost: r.cost };
+}
+
+const SHELL_FIELDS = ["metadata", "spec", "status"] as const;
+
+/** The top-level struct fields a Go-serialized built-in has although `object` lacks them. */
+function goStructShell(object: JsonObject, schema: SchemaNode): string[] {
+  if (schema.t !== "struct") return [];
+  return SHELL_FIELDS.filter((f) => Object.prototype.hasOwnProperty.call(schema.f, f) && !Object.prototype.hasOwnProperty.call(object, f));
+}
+
+function withShell(object: JsonObject, added: readonly string[]): JsonObject {
+  const out: JsonObject = { ...object };
+  for (const f of added) out[f] = {};
+  const md = out.metadata;
+  if (isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) out.metadata = { ...md, creationTimestamp: null };
+  return out;
+}
+
+/** Drops the shell fields added for serialization when the patch left them empty. */
+function withoutEmptyShell(object: JsonObject, added: readonly string[]): JsonObject {
+  const out: JsonObject = { ...object };
+  for (const f of added) {
+    const v = out[f];
+    if (isJsonObject(v) && Object.keys(v).length === 0) delete out[f];
+  }
+  return out;
 }
 
 /** One pass of the MAP dispatcher over `invocations`. */

@@ -1,0 +1,482 @@
+/**
+ * The MAP conformance suites: `shared/conformance/map-cases.yaml` (transcribed Kubernetes tests) and
+ * `map-oracle-cases.yaml` (what a real kube-apiserver v1.36.2 returned), run through celmap's
+ * `evaluate` (src/admission). One suite per file; the format is the same (see the map-cases.yaml
+ * header) and each case is run by its shape:
+ *
+ * - `kind: expression`: the expression is compiled in the mutation environment and evaluated
+ *   with no variables bound; `value` is compared as JSON (`Object` values as the apply
+ *   configuration they convert to, `JSONPatch` values as the RFC 6902 operation), `compileError`
+ *   as a substring of the compile error.
+ * - `kind: match`: MatchResources evaluation only, on the TestMatcher resource set (deployments in
+ *   extensions/v1beta1, apps/v1, apps/v1beta1, apps/v1alpha1).
+ * - mutations, by `harness`:
+ *   - `patcher`, `compile`: the policy's mutations applied once, in order, no defaulting, no
+ *     reinvocation; no API validation (a stored expression that does not compile surfaces when it
+ *     runs, as these tests do); request CREATE with an empty namespace unless the case gives one
+ *     (a `namespaceObject` names it); a case's `params` is the param object;
+ *   - `dispatcher`: one dispatcher pass with the fake defaulter of dispatcher_test.go
+ *     (Deployment `spec.strategy.type` = RollingUpdate when empty);
+ *   - `plugin`: one pass, no defaulting;
+ *   - `apiserver`: policies and bindings go through API validation with the real CEL compiler
+ *     (a rejection is `errorClass: policyCreation`), the request is a dry run, reinvocation is on.
+ *     celmap has no Kubernetes defaulting: the cases whose notes say `defaulting involved` (and
+ *     the transcribed integration tests that rely on server-populated fields) are in the ledger.
+ *   Expected objects: `patcher`…`plugin` compare as Go's `equality.Semantic.DeepEqual` on the
+ *   typed objects would (null, empty and zero-valued fields equal absent ones; apiVersion/kind
+ *   ignored); `apiserver` compares exactly, minus the server-populated metadata fields
+ *   (resourceVersion, uid, creationTimestamp, managedFields, generation, selfLink), apiVersion/kind
+ *   and status.
+ *   Expected errors: `error` is a substring of the 403 message (or one of its causes), of the
+ *   500 message (`status500`), or of the policy's 422 (`policyCreation`).
+ * Defaulted policy fields: a policy without matchConstraints.resourceRules matches every resource;
+ * without reinvocationPolicy it is `Never`; a binding without a name is named after its policy.
+ */
+import { fileURLToPath } from "node:url";
+import { policyCompileHook } from "../../src/admission/compile.js";
+import { evaluate, type EvaluateResult } from "../../src/admission/pipeline.js";
+import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "../../src/admission/json.js";
+import { ResourceCatalog, type GroupVersionKind, type GroupVersionResource } from "../../src/admission/match/catalog.js";
+import { matchResources } from "../../src/admission/match/match.js";
+import { inMemoryParamSource } from "../../src/admission/params.js";
+import { newAdmissionRequest, type AdmissionRequest, type Operation } from "../../src/admission/request.js";
+import { crdSchemaNode } from "../../src/admission/ssa/crd.js";
+import { CelCompileError, toJson, type CelValue } from "../../src/cel/index.js";
+import { JSON_PATCH_LIST_TYPE, kubernetesEnv } from "../../src/cel/k8s/environment.js";
+import { jsonPatchOperations, JsonPatchValue } from "../../src/cel/k8s/jsonpatch.js";
+import { ObjectValue, applyConfigurationJson } from "../../src/cel/k8s/object.js";
+import type { Authorizer } from "../../src/cel/k8s/authz.js";
+import { loadFile } from "../../src/io/load.js";
+import { SchemaRegistry } from "../../src/kube/schema.js";
+import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding } from "../../src/policy/prepare.js";
+import type { MatchResources } from "../../src/policy/schemas/common.js";
+import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "../../src/policy/valid-types.js";
+import type { KnownFailure, Outcome, Suite, SuiteCase } from "../suite.js";
+import { MAP_KNOWN_FAILURES, MAP_ORACLE_KNOWN_FAILURES } from "./known-failures.js";
+
+type Obj = JsonObject;
+
+interface MapCase {
+  readonly name: string;
+  readonly kind?: "mutation" | "expression" | "match";
+  readonly harness?: string;
+  readonly operation?: Operation;
+  readonly object?: Obj;
+  readonly oldObject?: Obj;
+  readonly initialObject?: Obj;
+  readonly namespaceObject?: Obj;
+  readonly params?: Obj;
+  readonly paramObjects?: Obj[];
+  readonly crd?: Obj;
+  readonly request?: Obj;
+  readonly subresource?: string;
+  readonly resource?: GroupVersionResource;
+  readonly authorizer?: string;
+  readonly policy?: Obj;
+  readonly policies?: Obj[];
+  readonly bindings?: Obj[];
+  readonly expression?: string;
+  readonly criteria?: MatchResources;
+  readonly notes?: string;
+  readonly expect: {
+    readonly object?: Obj;
+    readonly error?: string;
+    readonly errorClass?: string;
+    readonly value?: JsonValue;
+    readonly compileError?: string;
+    readonly matches?: boolean;
+    readonly matchResource?: string;
+    readonly matchKind?: string;
+  };
+}
+
+const SHARED = (file: string) => fileURLToPath(new URL(`../../../../shared/conformance/${file}`, import.meta.url));
+
+function loadCases(file: string): MapCase[] {
+  const r = loadFile(SHARED(file), { numbers: "cel", yamlVersion: "1.2" });
+  if (r.errors.length > 0) throw new Error(`${file}: ${r.errors.map((e) => e.message).join("; ")}`);
+  const doc = r.documents[0]?.value as { cases?: MapCase[] } | undefined;
+  return doc?.cases ?? [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+
+const SERVER_METADATA = ["resourceVersion", "uid", "creationTimestamp", "managedFields", "generation", "selfLink"];
+
+/** Go's Semantic.DeepEqual on typed objects: null, empty and zero values are absent. */
+function semantic(v: JsonValue): JsonValue | undefined {
+  if (v === null) return undefined;
+  if (Array.isArray(v)) {
+    const items = v.map((e) => semantic(e) ?? null);
+    return items.length === 0 ? undefined : items;
+  }
+  if (isJsonObject(v)) {
+    const out: Obj = {};
+    for (const [k, e] of Object.entries(v)) {
+      const s = semantic(e);
+      if (s !== undefined) out[k] = s;
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+  if (v === "" || v === false || v === 0 || v === 0n) return undefined;
+  return v;
+}
+
+function stripTop(o: Obj, server: boolean): Obj {
+  const out: Obj = { ...o };
+  delete out.apiVersion;
+  delete out.kind;
+  if (server) {
+    delete out.status;
+    if (isJsonObject(out.metadata)) {
+      const md: Obj = { ...out.metadata };
+      for (const k of SERVER_METADATA) delete md[k];
+      out.metadata = md;
+    }
+  }
+  return out;
+}
+
+function show(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? Number(x) : x));
+}
+
+function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, path = ""): string {
+  if (a === undefined || b === undefined) return `${path || "<root>"}: got ${show(a)}, want ${show(b)}`;
+  if (isJsonObject(a) && isJsonObject(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      if (!deepEqual(a[k] ?? null, b[k] ?? null) || (k in a) !== (k in b)) return firstDifference(a[k], b[k], `${path}.${k}`);
+    }
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i]!, b[i]!)) return firstDifference(a[i], b[i], `${path}[${i}]`);
+  }
+  return `${path || "<root>"}: got ${show(a)}, want ${show(b)}`;
+}
+
+function compareObject(got: Obj | null, want: Obj, exact: boolean): Outcome {
+  if (got === null) return { ok: false, message: "no object" };
+  const g = stripTop(got, exact);
+  const w = stripTop(want, exact);
+  const a = exact ? g : (semantic(g) ?? {});
+  const b = exact ? w : (semantic(w) ?? {});
+  if (deepEqual(a, b)) return { ok: true };
+  return { ok: false, message: `object differs: ${firstDifference(a, b)}` };
+}
+
+function describeResult(r: EvaluateResult): string {
+  if (r.allowed) return "admitted";
+  return `denied ${r.status!.code} ${r.status!.reason}: ${r.status!.message}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the inputs
+
+const MATCH_ALL_RULES = [{ apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"] }];
+
+function policyDocument(p: Obj, fallbackName: string): Obj {
+  const { name, mutations, matchConstraints, reinvocationPolicy, ...rest } = p as Obj & { mutations?: Obj[] };
+  const mc = isJsonObject(matchConstraints) ? { ...matchConstraints } : {};
+  if (mc.resourceRules === undefined) mc.resourceRules = MATCH_ALL_RULES as unknown as JsonValue;
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingAdmissionPolicy",
+    metadata: { name: typeof name === "string" ? name : fallbackName },
+    spec: {
+      ...rest,
+      matchConstraints: mc,
+      reinvocationPolicy: typeof reinvocationPolicy === "string" ? reinvocationPolicy : "Never",
+      mutations: (mutations ?? []).map(
+        (m): Obj =>
+          m.patchType === "JSONPatch"
+            ? { patchType: "JSONPatch", jsonPatch: { expression: m.expression as string } }
+            : { patchType: m.patchType as string, applyConfiguration: { expression: m.expression as string } },
+      ),
+    },
+  };
+}
+
+function bindingDocument(b: Obj, index: number): Obj {
+  const { name, ...spec } = b;
+  const policyName = String(spec.policyName ?? "");
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingAdmissionPolicyBinding",
+    metadata: { name: typeof name === "string" ? name : `${policyName}-binding-${index}` },
+    spec,
+  };
+}
+
+const ALLOW_ALL: Authorizer = { authorize: () => ({ decision: "allow", reason: "" }) };
+
+/** dispatcher_test.go's defaulter: Deployment spec.strategy.type = RollingUpdate when empty. */
+function fakeDeploymentDefaulter(o: Obj, kind: GroupVersionKind): Obj {
+  if (kind.group !== "apps" || kind.kind !== "Deployment") return o;
+  const spec = isJsonObject(o.spec) ? { ...o.spec } : {};
+  const strategy = isJsonObject(spec.strategy) ? { ...spec.strategy } : {};
+  if (strategy.type === undefined || strategy.type === "") strategy.type = "RollingUpdate";
+  spec.strategy = strategy;
+  return { ...o, spec };
+}
+
+function nsName(o: Obj | undefined): string | undefined {
+  const md = o?.metadata;
+  return isJsonObject(md) && typeof md.name === "string" ? md.name : undefined;
+}
+
+function runMutationCase(c: MapCase): Outcome {
+  const harness = c.harness ?? "compile";
+  const server = harness === "apiserver";
+  const catalog = ResourceCatalog.builtin();
+  const schemas = SchemaRegistry.builtin();
+  if (c.crd !== undefined) {
+    const err = catalog.addCustomResourceDefinition(c.crd as never);
+    if (err !== undefined) return { ok: false, message: `harness: ${err}` };
+    const spec = c.crd.spec as Obj;
+    const names = spec.names as Obj;
+    for (const v of spec.versions as Obj[]) {
+      const schema = (v.schema as Obj | undefined)?.openAPIV3Schema;
+      if (isJsonObject(schema)) schemas.addKind(`${String(spec.group)}/${String(v.name)}`, String(names.kind), crdSchemaNode(schema));
+    }
+  }
+
+  // Policies and bindings.
+  const rawPolicies = c.policies ?? (c.policy !== undefined ? [c.policy] : []);
+  const fallbackName = (c.bindings?.[0]?.policyName as string | undefined) ?? "policy";
+  const policies: ValidMutatingAdmissionPolicy[] = [];
+  for (const p of rawPolicies) {
+    const r = prepareMutatingAdmissionPolicy(policyDocument(p, fallbackName), server ? { compileExpression: policyCompileHook } : {});
+    if (!r.ok) {
+      if (c.expect.errorClass === "policyCreation" && c.expect.error !== undefined) {
+        return r.message.includes(c.expect.error) ? { ok: true, note: r.message } : { ok: false, message: `policy rejected with ${r.message}; want ${c.expect.error}` };
+      }
+      return { ok: false, message: `policy rejected: ${r.message}` };
+    }
+    policies.push(r.object);
+  }
+  if (c.expect.errorClass === "policyCreation") return { ok: false, message: `policy accepted; want rejection with ${c.expect.error}` };
+
+  const paramObjects: Obj[] = [...(c.paramObjects ?? [])];
+  let bindingDocs: Obj[];
+  if (c.bindings !== undefined) bindingDocs = c.bindings.map(bindingDocument);
+  else {
+    bindingDocs = policies.map((p, i) => {
+      const spec: Obj = { policyName: p.metadata.name };
+      if (c.params !== undefined && i === 0) {
+        spec.paramRef = { name: "params", namespace: "default", parameterNotFoundAction: "Deny" };
+      }
+      return bindingDocument({ name: p.metadata.name, ...spec }, i);
+    });
+    if (c.params !== undefined) {
+      const md = isJsonObject(c.params.metadata) ? c.params.metadata : {};
+      paramObjects.push({ ...c.params, metadata: { ...md, name: "params", namespace: "default" } });
+    }
+  }
+  const bindings: ValidMutatingAdmissionPolicyBinding[] = [];
+  for (const b of bindingDocs) {
+    const r = prepareMutatingAdmissionPolicyBinding(b);
+    if (!r.ok) return { ok: false, message: `binding rejected: ${r.message}` };
+    bindings.push(r.object);
+  }
+
+  // The request.
+  const object = c.object ?? null;
+  const oldObject = c.oldObject ?? c.initialObject ?? null;
+  const reqOverrides = c.request ?? {};
+  let namespace: string | undefined;
+  if (harness === "patcher" || harness === "compile") namespace = nsName(c.namespaceObject) ?? "";
+  const user = isJsonObject(reqOverrides.userInfo) ? (reqOverrides.userInfo as { username?: string; uid?: string; groups?: string[] }) : undefined;
+  const built = newAdmissionRequest(
+    {
+      operation: c.operation ?? "CREATE",
+      object,
+      oldObject,
+      ...(isJsonObject(reqOverrides.kind) ? { kind: reqOverrides.kind as unknown as GroupVersionKind } : {}),
+      ...(c.resource !== undefined ? { resource: c.resource } : isJsonObject(reqOverrides.resource) ? { resource: reqOverrides.resource as unknown as GroupVersionResource } : {}),
+      ...(c.subresource !== undefined ? { subResource: c.subresource } : {}),
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(user !== undefined ? { userInfo: user } : {}),
+      dryRun: server || reqOverrides.dryRun === true,
+    },
+    catalog,
+  );
+  if (!built.ok) return { ok: false, message: `harness: ${built.error}` };
+  const request: AdmissionRequest = built.request;
+
+  // Namespaces: the case's, and a bare one for any other namespace the request names.
+  const namespaces: Obj[] = [];
+  if (c.namespaceObject !== undefined) namespaces.push(c.namespaceObject);
+  const known = new Set(namespaces.map((n) => nsName(n)));
+  if (request.namespace !== "" && !known.has(request.namespace)) {
+    namespaces.push({ apiVersion: "v1", kind: "Namespace", metadata: { name: request.namespace } });
+  }
+
+  const result = evaluate(request, {
+    policies,
+    bindings,
+    params: inMemoryParamSource(paramObjects),
+    namespaces,
+    schemas,
+    catalog,
+    ...(c.authorizer === "allow-all" ? { authorizer: ALLOW_ALL } : {}),
+    options: {
+      reinvocation: server,
+      ...(harness === "dispatcher" ? { defaulter: fakeDeploymentDefaulter } : {}),
+    },
+  });
+
+  const e = c.expect;
+  if (e.error !== undefined) {
+    if (result.allowed) return { ok: false, message: `admitted; want error ${e.error}` };
+    const status = result.status!;
+    const texts = [status.message, ...(status.causes ?? []).map((x) => x.message)];
+    const wantCode = e.errorClass === "status500" ? 500 : e.errorClass === "status422" ? 422 : e.errorClass === "policy" ? 403 : undefined;
+    if (wantCode !== undefined && status.code !== wantCode) return { ok: false, message: `${describeResult(result)}; want ${e.errorClass}: ${e.error}` };
+    if (!texts.some((t) => t.includes(e.error!))) return { ok: false, message: `${describeResult(result)}; want message containing ${e.error}` };
+    return { ok: true };
+  }
+  if (e.object !== undefined) {
+    if (!result.allowed) return { ok: false, message: `${describeResult(result)}; want an object` };
+    return compareObject(result.object, e.object, server);
+  }
+  return { ok: false, message: "harness: case expects neither object nor error" };
+}
+
+// ---------------------------------------------------------------------------------------------
+// kind: expression
+
+function expressionValue(v: CelValue): JsonValue {
+  if (v instanceof ObjectValue) return applyConfigurationJson(v) as JsonValue;
+  if (v instanceof JsonPatchValue) return jsonPatchOperations([v])[0] as unknown as JsonValue;
+  return toJson(v) as JsonValue;
+}
+
+function runExpressionCase(c: MapCase): Outcome {
+  const env = kubernetesEnv({ kind: "mutation" });
+  let program;
+  try {
+    program = env.program(env.compile(c.expression ?? ""));
+  } catch (e) {
+    if (!(e instanceof CelCompileError)) throw e;
+    if (c.expect.compileError !== undefined && e.message.includes(c.expect.compileError)) return { ok: true };
+    return { ok: false, message: `compile error: ${e.message}` };
+  }
+  if (c.expect.compileError !== undefined) return { ok: false, message: `compiled; want compile error ${c.expect.compileError}` };
+  const got = expressionValue(program.eval({}));
+  const want = c.expect.value ?? null;
+  return deepEqual(got, want) ? { ok: true } : { ok: false, message: `got ${show(got)}, want ${show(want)}` };
+}
+void JSON_PATCH_LIST_TYPE;
+
+// ---------------------------------------------------------------------------------------------
+// kind: match
+
+function splitGV(gv: string): [string, string] {
+  const i = gv.indexOf("/");
+  return i < 0 ? ["", gv] : [gv.slice(0, i), gv.slice(i + 1)];
+}
+function gvkOf(s: string): GroupVersionKind {
+  const [gv, kind] = s.split(" ") as [string, string];
+  const [group, version] = splitGV(gv);
+  return { group, version, kind };
+}
+function gvrOf(s: string): GroupVersionResource {
+  const [gv, resource] = s.split(" ") as [string, string];
+  const [group, version] = splitGV(gv);
+  return { group, version, resource };
+}
+
+/** The fake REST mapper of matching_test.go. */
+function testMatcherCatalog(): ResourceCatalog {
+  const cat = ResourceCatalog.empty();
+  for (const [gv, scale] of [
+    ["extensions/v1beta1", "extensions/v1beta1 Scale"],
+    ["apps/v1", "autoscaling/v1 Scale"],
+    ["apps/v1beta1", "apps/v1beta1 Scale"],
+    ["apps/v1alpha1", "apps/v1alpha1 Scale"],
+  ] as const) {
+    const [group, version] = splitGV(gv);
+    cat.add({
+      gvr: { group, version, resource: "deployments" },
+      kind: { group, version, kind: "Deployment" },
+      scope: "Namespaced",
+      subresources: new Map([["scale", gvkOf(scale)]]),
+      equivalenceKey: "/deployments",
+      builtin: true,
+      served: true,
+    });
+  }
+  return cat;
+}
+
+function runMatchCase(c: MapCase): Outcome {
+  const r = c.request as { kind: string; resource: string; name?: string; operation: Operation; subResource?: string };
+  const kind = gvkOf(r.kind);
+  const resource = gvrOf(r.resource);
+  const req: AdmissionRequest = {
+    uid: "",
+    kind,
+    resource,
+    subResource: r.subResource ?? "",
+    requestKind: kind,
+    requestResource: resource,
+    requestSubResource: r.subResource ?? "",
+    name: r.name ?? "name",
+    namespace: "ns",
+    operation: r.operation,
+    userInfo: { username: "", uid: "", groups: [], extra: {} },
+    object: null,
+    oldObject: null,
+    dryRun: false,
+    options: null,
+  };
+  const m = matchResources(req, c.criteria!, { catalog: testMatcherCatalog() });
+  if (m.error !== undefined) return { ok: false, message: `match error: ${m.error.message}` };
+  if (m.matches !== c.expect.matches) return { ok: false, message: `matches ${m.matches}: ${m.reason}` };
+  if (c.expect.matchKind !== undefined && !deepEqual(m.matchedKind as never, gvkOf(c.expect.matchKind) as never)) {
+    return { ok: false, message: `matched kind ${show(m.matchedKind)}` };
+  }
+  if (c.expect.matchResource !== undefined && !deepEqual(m.matchedResource as never, gvrOf(c.expect.matchResource) as never)) {
+    return { ok: false, message: `matched resource ${show(m.matchedResource)}` };
+  }
+  return { ok: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Suites
+
+function runMapCase(c: MapCase): Outcome {
+  switch (c.kind ?? "mutation") {
+    case "expression":
+      return runExpressionCase(c);
+    case "match":
+      return runMatchCase(c);
+    default:
+      return runMutationCase(c);
+  }
+}
+
+function caseFileSuite(name: string, file: string, ledger: readonly KnownFailure[]): Suite {
+  let cached: MapCase[] | undefined;
+  return {
+    name,
+    ledger,
+    requiredPassRate: name === "map" ? 0.95 : 0.9,
+    *cases(): Iterable<SuiteCase> {
+      cached ??= loadCases(file);
+      for (const c of cached) {
+        const section = c.kind === "expression" || c.kind === "match" ? c.kind : (c.harness ?? "compile");
+        yield { path: `${section}/${c.name}`, section, run: () => runMapCase(c) };
+      }
+    },
+  };
+}
+
+/** `map` (map-cases.yaml) and `map-oracle` (map-oracle-cases.yaml). */
+export function mapSuites(): Suite[] {
+  return [
+    caseFileSuite("map", "map-cases.yaml", MAP_KNOWN_FAILURES),
+    caseFileSuite("map-oracle", "map-oracle-cases.yaml", MAP_ORACLE_KNOWN_FAILURES),
+  ];
+}
