@@ -24,7 +24,7 @@
  */
 import { func, memberOverload, overload, type FunctionDecl, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
-import { celCompare, celEquals } from "../runtime/equality.js";
+import { celCompare, celEquals, celEqualsOrFalse } from "../runtime/equality.js";
 import { BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT, listType, typeParam, type CelType } from "../types.js";
 import { goSortSlice } from "./go-sort.js";
 import { CelDuration, CelTimestamp, CelUint, type CelValue } from "../values.js";
@@ -60,7 +60,8 @@ export function reverseList(list: readonly CelValue[]): CelValue[] {
 
 export function distinct(list: readonly CelValue[]): readonly CelValue[] {
   const out: CelValue[] = [];
-  for (const v of list) if (!out.some((o) => celEquals(v, o))) out.push(v);
+  // cel-go: `val.Equal(other) == types.True`; an error counts as not equal.
+  for (const v of list) if (!out.some((o) => celEqualsOrFalse(v, o))) out.push(v);
   return out;
 }
 

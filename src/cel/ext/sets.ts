@@ -3,12 +3,13 @@
  * equality (`sets.contains([1], [1.0])` is true).
  */
 import { func, overload, type Library } from "../decls.js";
-import { celEquals } from "../runtime/equality.js";
+import { celEqualsOrFalse } from "../runtime/equality.js";
 import { BOOL, listType, typeParam } from "../types.js";
 import type { CelValue } from "../values.js";
 
+/** cel-go `list.Contains(v)`: `v.Equal(e)` for each element; an error counts as not equal. */
 function has(list: readonly CelValue[], v: CelValue): boolean {
-  for (const e of list) if (celEquals(e, v)) return true;
+  for (const e of list) if (celEqualsOrFalse(v, e)) return true;
   return false;
 }
 

@@ -196,6 +196,11 @@ describe("equality of Kubernetes types is decided by the left operand (cel-go)",
     ["[dyn(ip('1.2.3.4'))] == ['1.2.3.4']", { value: true }], // element error counts as equal in cel-go
     ["[dyn(ip('1.2.3.4'))] == [ip('1.2.3.5')]", { value: false }],
     ["Object{} == Object{}", { value: true }],
+    // Membership (`in`, sets.*, distinct) asks `Equal` and takes an error as "not this one".
+    ["dyn(ip('1.2.3.4')) in ['1.2.3.4']", { value: false }],
+    ["authorizer in [authorizer]", { value: false }],
+    ["sets.contains([dyn(ip('1.2.3.4'))], [dyn(ip('1.2.3.4'))]) && !sets.intersects([dyn(ip('1.2.3.4'))], ['x'])", { value: true }],
+    ["[dyn(ip('1.2.3.4')), dyn('x'), dyn(ip('1.2.3.4'))].distinct().size()", { value: 2n }],
     ["Object{a: 1} == Object{a: 1} && Object{a: 1} != Object{a: 2}", { value: true }],
     ["dyn(Object{}) == dyn(Object.a{})", { value: false }],
   ])("%s", (expr, want) => {

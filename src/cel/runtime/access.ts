@@ -5,7 +5,7 @@
  */
 import { CelEvalError } from "../errors.js";
 import { CelObject, CelOptional, CelUint, type CelMapKey, type CelValue } from "../values.js";
-import { celEquals } from "./equality.js";
+import { celEquals, celEqualsOrFalse } from "./equality.js";
 import { mapGet } from "./map.js";
 
 /** `%v` rendering of a key or index as cel-go prints it in "no such key: …" messages. */
@@ -160,7 +160,8 @@ export function inList(x: CelValue, list: readonly CelValue[]): boolean {
     }
     return false;
   }
-  for (let i = 0; i < list.length; i++) if (celEquals(x, list[i]!)) return true;
+  // cel-go `Contains`: the searched value's `Equal`; an error is "not this one".
+  for (let i = 0; i < list.length; i++) if (celEqualsOrFalse(x, list[i]!)) return true;
   return false;
 }
 

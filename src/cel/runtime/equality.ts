@@ -76,6 +76,20 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
   return false;
 }
 
+/**
+ * cel-go's `x.Equal(y) == types.True`, as membership tests use it (`in`, `sets.*`,
+ * `distinct`): an error (only host objects raise one) counts as not equal.
+ */
+export function celEqualsOrFalse(a: CelValue, b: CelValue): boolean {
+  if (!(a instanceof CelObject)) return celEquals(a, b);
+  try {
+    return celEquals(a, b);
+  } catch (e) {
+    if (e instanceof CelEvalError) return false;
+    throw e;
+  }
+}
+
 /** Equality of container elements: an error (only host objects raise one) counts as equal, as in cel-go. */
 function elementEquals(a: CelValue, b: CelValue): boolean {
   if (!(a instanceof CelObject)) return celEquals(a, b);
