@@ -5,6 +5,27 @@
  */
 import type { KnownFailure } from "../suite.js";
 
-export const MAP_KNOWN_FAILURES: readonly KnownFailure[] = [];
+export const MAP_KNOWN_FAILURES: readonly KnownFailure[] = [
+  {
+    path: "apiserver/it-mutate-status-subresource",
+    reason:
+      "the expected Namespace carries what the real apiserver adds outside MAP (label kubernetes.io/metadata.name from the namespace strategy, spec.finalizers and status.phase from defaulting/registry); the MAP part (status.conditions merged by type) matches",
+  },
+];
 
-export const MAP_ORACLE_KNOWN_FAILURES: readonly KnownFailure[] = [];
+export const MAP_ORACLE_KNOWN_FAILURES: readonly KnownFailure[] = [
+  {
+    path: "apiserver/oracle-ac-container-missing-key",
+    reason:
+      "not a MAP outcome: MAP admits (SMD appends the nameless container, as celmap does), then Pod validation after admission answers 422 spec.containers[2].name: Required value; celmap does not run object validation",
+  },
+  {
+    path: "apiserver/oracle-ac-resources-quantity-normalized",
+    reason:
+      "Pod defaulting (requests default to limits when unset) is not modelled; the quantity normalisation part (0.5 -> 500m) is done by the typed round trip",
+  },
+  {
+    path: "apiserver/oracle-ac-resources-int-quantity",
+    reason: "Pod defaulting (requests default to limits when unset) is not modelled; the int-as-quantity part (2 -> \"2\") is done by the typed round trip",
+  },
+];

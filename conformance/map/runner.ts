@@ -41,6 +41,7 @@ import { matchResources } from "../../src/admission/match/match.js";
 import { inMemoryParamSource } from "../../src/admission/params.js";
 import { newAdmissionRequest, type AdmissionRequest, type Operation } from "../../src/admission/request.js";
 import { crdSchemaNode } from "../../src/admission/ssa/crd.js";
+import { crdDefaulter } from "../../src/admission/defaulting.js";
 import { CelCompileError, toJson, type CelValue } from "../../src/cel/index.js";
 import { JSON_PATCH_LIST_TYPE, kubernetesEnv } from "../../src/cel/k8s/environment.js";
 import { jsonPatchOperations, JsonPatchValue } from "../../src/cel/k8s/jsonpatch.js";
@@ -323,6 +324,8 @@ function runMutationCase(c: MapCase): Outcome {
     options: {
       reinvocation: server,
       ...(harness === "dispatcher" ? { defaulter: fakeDeploymentDefaulter } : {}),
+      // A real apiserver defaults custom resources from their structural schema.
+      ...(server && c.crd !== undefined ? { defaulter: crdDefaulter(c.crd) } : {}),
     },
   });
 

@@ -45,7 +45,7 @@ import { applyJsonPatch } from "./patch/json-patch.js";
 import { invocationKey, type ReinvocationState } from "./reinvocation.js";
 import { applyConfiguration } from "./ssa/apply.js";
 import type { InvocationTrace, MatchConditionTrace, MutationTrace } from "./trace.js";
-import { pruneUnknownFields, strictTypedDecode } from "./typed-decode.js";
+import { normalizeTyped, pruneUnknownFields, strictTypedDecode } from "./typed-decode.js";
 import { CostedVariables } from "./variables.js";
 import type { CompilablePolicy } from "./compile.js";
 
@@ -239,7 +239,7 @@ function patchOne(
       if (applied.error.kind === "no-schema") return { ok: "abort", status: { code: 503, reason: "ServiceUnavailable", message: applied.error.message }, cost: r.cost };
       return { ok: false, error: applied.error.message, cost: r.cost };
     }
-    return { ok: true, object: applied.object, cost: r.cost };
+    return { ok: true, object: typed ? normalizeTyped(applied.object, schema, schemas) : applied.object, cost: r.cost };
   }
   let ops;
   try {
@@ -261,7 +261,7 @@ function patchOne(
   if (typed) {
     const decoded = strictTypedDecode(doc, schema, schemas, kind);
     if (!decoded.ok) return { ok: "abort", status: { code: 500, reason: "InternalError", message: `Internal error occurred: ${decoded.message}` }, cost: r.cost };
-    return { ok: true, object: withoutEmptyShell(decoded.object, added), cost: r.cost };
+    return { ok: true, object: normalizeTyped(withoutEmptyShell(decoded.object, added), schema, schemas), cost: r.cost };
   }
   return { ok: true, object: pruneUnknownFields(doc, schema, schemas), cost: r.cost };
 }

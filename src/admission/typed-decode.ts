@@ -15,6 +15,7 @@
  * becomes `""` (map-oracle-findings §8). Omitempty of zero values and quantity normalisation are
  * not modelled. Custom resources (unstructured) are not decoded strictly; see dispatch.ts.
  */
+import { parseQuantity } from "../cel/k8s/quantity.js";
 import type { SchemaNode, SchemaRef, SchemaRegistry } from "../kube/schema.js";
 import { isJsonObject, setKey, type JsonObject, type JsonValue } from "./json.js";
 
@@ -169,6 +170,46 @@ function prune(registry: SchemaRegistry, node: SchemaNode, v: JsonValue): JsonVa
   if (node.t === "list" && Array.isArray(v)) {
     const elem = registry.element(node);
     return v.map((e) => prune(registry, elem, e as JsonValue));
+  }
+  return v;
+}
+
+/**
+ * The typed round trip of a built-in object after a mutation (`ConvertToVersion` into the Go
+ * struct, then back to JSON), as far as it changes values: `resource.Quantity` fields come back in
+ * their canonical form (`"0.5"` → `"500m"`, a number `2` → `"2"`; map-oracle-findings §6). A value
+ * that does not parse as a quantity is left as it is.
+ */
+export function normalizeTyped(obj: JsonObject, schema: SchemaNode, registry: SchemaRegistry): JsonObject {
+  const out = normalize(registry, schema, obj);
+  return isJsonObject(out) ? out : obj;
+}
+
+function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue): JsonValue {
+  if (node.t === "struct" && isJsonObject(v)) {
+    const out: JsonObject = {};
+    for (const key of Object.keys(v)) {
+      const child = registry.child(node, key);
+      setKey(out, key, child === undefined ? (v[key] as JsonValue) : normalize(registry, child, v[key] as JsonValue));
+    }
+    return out;
+  }
+  if (node.t === "map" && isJsonObject(v)) {
+    const elem = registry.resolve(node.v);
+    const out: JsonObject = {};
+    for (const key of Object.keys(v)) setKey(out, key, normalize(registry, elem, v[key] as JsonValue));
+    return out;
+  }
+  if (node.t === "list" && Array.isArray(v)) {
+    const elem = registry.element(node);
+    return v.map((e) => normalize(registry, elem, e as JsonValue));
+  }
+  if (node.t === "scalar" && node.fmt === "quantity" && (typeof v === "string" || typeof v === "number" || typeof v === "bigint")) {
+    try {
+      return parseQuantity(String(v)).toString();
+    } catch {
+      return v;
+    }
   }
   return v;
 }
