@@ -368,6 +368,7 @@ class Checker {
   /** Local variables (comprehension scopes), innermost last; a scope is a run of entries. */
   private readonly localNames: string[] = [];
   private readonly localTypes: CelType[] = [];
+  private readonly localReferences: Reference[] = [];
   /** Scratch: the fields of a select chain, outermost first. */
   private readonly fields: string[] = [];
 
@@ -436,13 +437,31 @@ class Checker {
   // ---------------------------------------------------------------- names
 
   private lookupLocal(name: string): CelType | undefined {
+    const i = this.localIndex(name);
+    return i < 0 ? undefined : this.localTypes[i];
+  }
+
+  /** Index of the innermost local named `name` (a leading dot ignored), or -1. */
+  private localIndex(name: string): number {
     const names = this.localNames;
-    if (names.length === 0) return undefined;
+    if (names.length === 0) return -1;
     const n = name.charCodeAt(0) === 46 ? name.slice(1) : name;
     for (let i = names.length - 1; i >= 0; i--) {
-      if (names[i] === n) return this.localTypes[i];
+      if (names[i] === n) return i;
     }
-    return undefined;
+    return -1;
+  }
+
+  private pushLocal(name: string, type: CelType): void {
+    this.localNames.push(name);
+    this.localTypes.push(type);
+    this.localReferences.push(localReference(name));
+  }
+
+  private popLocal(): void {
+    this.localNames.pop();
+    this.localTypes.pop();
+    this.localReferences.pop();
   }
 
   /** The name trie node of `root` followed by `this.fields` (outermost last), created as needed. */
@@ -546,11 +565,13 @@ class Checker {
 
   private checkIdent(e: IdentExpr): Expr {
     const name = e.name;
-    const local = this.lookupLocal(name);
+    const li = this.localIndex(name);
+    const local = li < 0 ? undefined : this.localTypes[li];
     const rootScoped = name.charCodeAt(0) === 46;
     if (local !== undefined && !rootScoped) {
+      // The name as written is the local's name (no leading dot).
       this.setType(e, local);
-      this.referenceMap.set(e.id, localReference(name));
+      this.referenceMap.set(e.id, this.localReferences[li]!);
       return e;
     }
     const r = this.resolveGlobal(name, 0);
@@ -1060,10 +1081,8 @@ class Checker {
     const rangeType = substitute(this.mapping, this.getType(iterRange), false);
     const accuType = this.getType(accuInit);
     const names = this.localNames;
-    const types = this.localTypes;
     const outer = names.length;
-    names.push(e.accuVar);
-    types.push(accuType);
+    this.pushLocal(e.accuVar, accuType);
 
     const twoVar = e.iterVar2 !== undefined && e.iterVar2 !== "";
     let varType: CelType;
@@ -1097,23 +1116,15 @@ class Checker {
     }
 
     // The loop scope: the iteration variables (the second one wins when they are the same).
-    names.push(e.iterVar);
-    types.push(varType);
-    if (twoVar) {
-      names.push(e.iterVar2!);
-      types.push(var2Type!);
-    }
+    this.pushLocal(e.iterVar, varType);
+    if (twoVar) this.pushLocal(e.iterVar2!, var2Type!);
     const loopCondition = this.check(e.loopCondition);
     this.assertType(loopCondition, BOOL);
     const loopStep = this.check(e.loopStep);
     this.assertType(loopStep, accuType);
-    while (names.length > outer + 1) {
-      names.pop();
-      types.pop();
-    }
+    while (names.length > outer + 1) this.popLocal();
     const result = this.check(e.result);
-    names.pop();
-    types.pop();
+    this.popLocal();
     this.setType(e, substitute(this.mapping, this.getType(result), false));
 
     if (

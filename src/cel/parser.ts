@@ -74,6 +74,29 @@ const RESERVED = new Set([
   "while",
 ]);
 
+/** Whether `name` is reserved: a cheap length and first-letter test before the set lookup. */
+function isReserved(name: string): boolean {
+  const n = name.length;
+  if (n < 2 || n > 9) return false;
+  switch (name.charCodeAt(0)) {
+    case 97: // a
+    case 98: // b
+    case 99: // c
+    case 101: // e
+    case 102: // f
+    case 105: // i
+    case 108: // l
+    case 110: // n
+    case 112: // p
+    case 114: // r
+    case 118: // v
+    case 119: // w
+      return RESERVED.has(name);
+    default:
+      return false;
+  }
+}
+
 const NULL_CONST: Constant = { kind: "null" };
 const TRUE_CONST: Constant = { kind: "bool", value: true };
 const FALSE_CONST: Constant = { kind: "bool", value: false };
@@ -782,7 +805,7 @@ class Parser implements MacroHelper {
     const name = src.slice(this.starts[t], this.ends[t]);
     if (kinds[t + 1] === Tok.LPAREN) {
       this.p = t + 1;
-      const reserved = RESERVED.has(name);
+      const reserved = isReserved(name);
       const id = reserved ? 0 : this.newId(this.starts[this.p] as number);
       this.p++;
       const mark = this.issues.length;
@@ -803,7 +826,7 @@ class Parser implements MacroHelper {
       return this.parseMessage(typeName);
     }
     this.p = t + 1;
-    if (RESERVED.has(name)) return this.semanticError(ctxStart, `reserved identifier: ${name}`);
+    if (isReserved(name)) return this.semanticError(ctxStart, `reserved identifier: ${name}`);
     return { kind: "ident", id: this.newId(this.starts[t] as number), name: leadingDot ? `.${name}` : name };
   }
 
