@@ -126,6 +126,7 @@ describe("help", () => {
       "--params <file>",
       "--namespace <file>",
       "--cost",
+      "--strict",
       "--pretty",
       "--help",
       "Examples:",
@@ -332,6 +333,17 @@ describe("Kubernetes environments (--env) and admission variables", () => {
     const missing = await cli("cel", "1", "--object", join(dir, "missing.yaml"));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("--object");
+  });
+
+  it("--strict: Object types and fields checked against the object's built-in schema", async () => {
+    const obj = pod();
+    const typo = await cli("cel", "Object{spec: Object.spec{containerz: []}}", "--object", obj, "--strict");
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("undefined field 'containerz'");
+    const ok = await cli("cel", "Object{spec: Object.spec{containers: [Object.spec.containers{name: 'c', image: 'x'}]}}", "--object", obj, "--strict");
+    expect(ok).toEqual({ code: 0, stdout: '{"spec":{"containers":[{"name":"c","image":"x"}]}}\n', stderr: "" });
+    expect((await cli("cel", "Object{spec: Object.spec{containerz: []}}", "--object", obj)).code).toBe(0); // as Kubernetes
+    expect((await cli("cel", "1", "--strict")).code).toBe(2);
   });
 
   it("Kubernetes types decide == themselves", async () => {

@@ -17,6 +17,7 @@
 import { DYN, type CelType, type CelValue, type Env } from "../cel/index.js";
 import { OFFLINE_AUTHORIZER, authorizerBindings } from "../cel/k8s/authz.js";
 import { LazyVariables, kubernetesEnv, type KubernetesEnvKind } from "../cel/k8s/environment.js";
+import type { CelSchemaNode } from "../cel/k8s/values.js";
 
 /** The `--env` values, in the order help and error messages list them. */
 export const ENV_KINDS: readonly KubernetesEnvKind[] = ["base", "mutation", "variables", "match"];
@@ -26,12 +27,18 @@ export interface CliEnvOptions {
   readonly kind?: KubernetesEnvKind;
   /** Whether `params` is declared, as for a policy with a paramKind. */
   readonly hasParams?: boolean;
+  /** Strict Object mode (mutation only): `Object.<path>` types resolve against this schema. */
+  readonly objectSchema?: CelSchemaNode;
 }
 
 /** The environment of `kind`, plus every name in `variableNames` it does not declare, as `dyn`. */
 export function cliEnv(variableNames: Iterable<string>, options: CliEnvOptions = {}): Env {
   const kind = options.kind ?? "base";
-  const env = kubernetesEnv({ kind, hasParams: options.hasParams === true });
+  const env = kubernetesEnv({
+    kind,
+    hasParams: options.hasParams === true,
+    ...(options.objectSchema === undefined ? {} : { objectSchema: options.objectSchema }),
+  });
   const extra = [...variableNames].filter((name) => !env.variables.has(name));
   if (extra.length === 0) return env;
   // fromEntries defines own properties, so even a variable named __proto__ is declared.

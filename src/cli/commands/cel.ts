@@ -8,6 +8,9 @@ import { CelCompileError, CelEvalError, formatIssues, locate } from "../../cel/e
 import type { CelValue } from "../../cel/values.js";
 import { CelCostLimitError, PER_CALL_LIMIT } from "../../cel/cost-runtime.js";
 import type { KubernetesEnvKind } from "../../cel/k8s/environment.js";
+import type { CelSchemaNode } from "../../cel/k8s/values.js";
+import { celSchemaForKind } from "../../kube/cel-schema.js";
+import { SchemaRegistry } from "../../kube/schema.js";
 import { formatLoadError, parseDocuments } from "../../io/load.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { ENV_KINDS, cliEnv, defaultBindings } from "../environment.js";
@@ -44,6 +47,13 @@ const OPTIONS: readonly OptionSpec[] = [
   { name: "old-object", type: "string", placeholder: "<file>", description: "Bind 'oldObject' (default null, as on CREATE)." },
   { name: "params", type: "string", placeholder: "<file>", description: "Bind 'params' and declare it, as a policy with a paramKind does." },
   { name: "namespace", type: "string", placeholder: "<file>", description: "Bind 'namespaceObject' to a Namespace (default null, as for cluster-scoped objects)." },
+  {
+    name: "strict",
+    type: "boolean",
+    description:
+      "Beyond Kubernetes: resolve Object.<path>{...} types and their fields against the schema of --object's kind " +
+      "(built-in kinds), so a typo such as Object.spec{replicasx: 1} is a compile error rather than a server-side apply error.",
+  },
   {
     name: "cost",
     type: "boolean",
@@ -98,7 +108,7 @@ export const celCommand: Command = {
   summary: "Evaluate one CEL expression against JSON/YAML variables and print the result as JSON.",
   usage:
     "celmap cel <expression> [--env base|mutation|variables|match] [--object <file>] [--old-object <file>] " +
-    "[--params <file>] [--namespace <file>] [--var name=<json>]... [--vars <file.json|yaml>]... [--cost] [--pretty]",
+    "[--params <file>] [--namespace <file>] [--var name=<json>]... [--vars <file.json|yaml>]... [--strict] [--cost] [--pretty]",
   description:
     "Compiles the expression in a Kubernetes CEL environment as kube-apiserver 1.36 builds it (default: a " +
     "MutatingAdmissionPolicy mutation; see Environments), declares every other given variable as dyn, evaluates it " +
@@ -172,7 +182,8 @@ function runCel(args: ParsedArgs, io: CliIo): number {
   }
 
   const hasParams = bindings.has("params");
-  const env = cliEnv(bindings.keys(), { kind, hasParams });
+  const objectSchema = args.values["strict"] === true ? strictSchema(kind, bindings.get("object")) : undefined;
+  const env = cliEnv(bindings.keys(), { kind, hasParams, ...(objectSchema === undefined ? {} : { objectSchema }) });
   let checked: CheckedExpr;
   try {
     checked = env.compile(source);
@@ -206,6 +217,20 @@ function runCel(args: ParsedArgs, io: CliIo): number {
   }
   io.stdout(`${toJsonText(result, { indent: args.values["pretty"] === true ? 2 : 0 })}\n`);
   return ExitCode.ok;
+}
+
+/** The schema of the bound object's kind, for --strict. */
+function strictSchema(kind: KubernetesEnvKind, object: CelValue | undefined): CelSchemaNode {
+  if (kind !== "mutation") throw new UsageError("--strict applies to the mutation environment (--env mutation)");
+  const field = (name: string): unknown => (object instanceof Map ? (object as ReadonlyMap<unknown, unknown>).get(name) : undefined);
+  const apiVersion = field("apiVersion");
+  const k = field("kind");
+  if (typeof apiVersion !== "string" || typeof k !== "string") {
+    throw new UsageError("--strict needs --object (or an 'object' variable) with apiVersion and kind");
+  }
+  const schema = celSchemaForKind(SchemaRegistry.builtin(), apiVersion, k);
+  if (schema === undefined) throw new UsageError(`--strict: no schema for ${apiVersion}/${k} (built-in kinds only)`);
+  return schema;
 }
 
 function envKind(v: string | boolean | readonly string[] | undefined): KubernetesEnvKind {
