@@ -163,6 +163,12 @@ describe("failure policy on each policy-error class", () => {
       reason: "Forbidden",
       message: "policy 'p' with binding 'b' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
       causes: [{ message: "policy 'p' with binding 'b' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction" }],
+      details: {
+        name: "cfg",
+        group: "",
+        kind: "configmaps",
+        causes: [{ message: "policy 'p' with binding 'b' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction" }],
+      },
     });
     const pi = policy({ mutations: [SET_LABEL], paramKind: { apiVersion: "v1", kind: "ConfigMap" }, failurePolicy: "Ignore" });
     expect(run([pi], cm(), { bindings: [b], params: inMemoryParamSource([]) }).allowed).toBe(true);

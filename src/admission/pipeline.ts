@@ -73,6 +73,11 @@ export interface AdmissionStatus {
   readonly message: string;
   /** 403 only: one message per remaining policy error. */
   readonly causes?: readonly { readonly message: string }[];
+  /**
+   * 403 only: the Forbidden error's details as `admission.NewForbidden` builds them — the
+   * request's name, resource group and resource (as `kind`), and the causes.
+   */
+  readonly details?: { readonly name: string; readonly group: string; readonly kind: string; readonly causes: readonly { readonly message: string }[] };
 }
 
 export interface EvaluateResult {
@@ -103,13 +108,15 @@ function namespaceLookup(ns: EvaluateContext["namespaces"]): (name: string) => J
   return (name) => byName.get(name);
 }
 
-function denial<P extends DispatchPolicy, B extends BindingLike>(errors: readonly PolicyError<P, B>[]): AdmissionStatus {
+function denial<P extends DispatchPolicy, B extends BindingLike>(request: AdmissionRequest, errors: readonly PolicyError<P, B>[]): AdmissionStatus {
   const messages = errors.map((e) => formatPolicyError(e.policy.metadata.name, e.binding?.metadata.name, e.message));
+  const causes = messages.map((message) => ({ message }));
   return {
     code: 403,
     reason: errors[0]!.reason ?? "Forbidden",
     message: messages[0]!,
-    causes: messages.map((message) => ({ message })),
+    causes,
+    details: { name: request.name, group: request.resource.group, kind: request.resource.resource, causes },
   };
 }
 
@@ -210,7 +217,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
       if (e.policy.spec.failurePolicy === "Ignore") ignoredErrors.push(formatPolicyError(e.policy.metadata.name, e.binding?.metadata.name, e.message));
       else kept.push(e);
     }
-    if (kept.length > 0) return finish(false, denial(kept));
+    if (kept.length > 0) return finish(false, denial(request, kept));
     if (!requested) break;
   }
   return finish(true);
