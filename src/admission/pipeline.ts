@@ -188,18 +188,27 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
         }
         namespaceObject = ns;
       }
-      const r = dispatchPass<P, B>({
-        request: req,
-        object,
-        invocations: selection.invocations,
-        namespaceObject,
-        schemas,
-        catalog,
-        authorizer: cachingAuthorizer(ctx.authorizer ?? OFFLINE_AUTHORIZER),
-        ...(ctx.options?.defaulter !== undefined ? { defaulter: ctx.options.defaulter } : {}),
-        reinvocation,
-        pass,
-      });
+      let r: ReturnType<typeof dispatchPass<P, B>>;
+      try {
+        r = dispatchPass<P, B>({
+          request: req,
+          object,
+          invocations: selection.invocations,
+          namespaceObject,
+          schemas,
+          catalog,
+          authorizer: cachingAuthorizer(ctx.authorizer ?? OFFLINE_AUTHORIZER),
+          ...(ctx.options?.defaulter !== undefined ? { defaulter: ctx.options.defaulter } : {}),
+          reinvocation,
+          pass,
+        });
+      } catch (e) {
+        // A defect in celmap (never a policy outcome): reported as the apiserver reports panics.
+        const message = `Internal error occurred: celmap: ${e instanceof Error ? e.message : String(e)}`;
+        notes.push(message);
+        passes.push({ pass, selection: selection.trace, invocations: [], reinvocationRequested: false });
+        return finish(false, { code: 500, reason: "InternalError", message });
+      }
       passTrace.invocations = r.invocations;
       object = r.object;
       requested = r.reinvocationRequested;
