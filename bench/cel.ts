@@ -24,6 +24,7 @@ import { Environment } from "@marcbachmann/cel-js";
 import { celEnv, isCelError, isCelList, isCelMap, parse as bufParse, plan as bufPlan } from "@bufbuild/cel";
 import { cliEnv } from "../src/cli/environment.js";
 import { fromJson } from "../src/cel/index.js";
+import { PER_CALL_LIMIT } from "../src/cel/cost.js";
 import type { CelValue } from "../src/cel/values.js";
 
 const REPS = envInt("REPS", 9);
@@ -168,13 +169,23 @@ function engines(): Engine[] {
       };
     },
   };
-  return [celmap, marc, bufbuild];
+  // The same programs with cost tracking on (Kubernetes' per-call limit), for the tracking overhead bar.
+  const costOpts = { costLimit: PER_CALL_LIMIT };
+  const celmapCost: Engine = {
+    name: "celmap+cost",
+    compile(source) {
+      const program = celmapEnv.program(celmapEnv.compile(source));
+      return () => program.eval(celmapInput, costOpts);
+    },
+  };
+  return [celmap, marc, bufbuild, celmapCost];
 }
 
 const ENGINE_TITLES: Record<string, string> = {
   celmap: "celmap",
   marc: "@marcbachmann/cel-js 8.0.0",
   bufbuild: "@bufbuild/cel 0.6.1",
+  "celmap+cost": "celmap, cost tracked",
 };
 
 /** Results of the three engines in one comparable form. */
@@ -430,6 +441,25 @@ function main(): number {
     `(objects → Map, integers → bigint) ${conv.celmapUs.toFixed(1)} µs; this script's plain integers → bigint copy for marc and bufbuild (\`jsonInts\`, not optimised) ${conv.jsonIntsUs.toFixed(1)} µs.`;
 
   const engineHeader = ["celmap", ENGINE_TITLES["marc"]!, ENGINE_TITLES["bufbuild"]!];
+
+  // Cost tracking overhead: celmap with `costLimit` (tracking on) vs without.
+  const costRows: string[][] = [];
+  const costRatios: number[] = [];
+  for (const e of EXPRESSIONS) {
+    const plainRate = med(evalSamples, `celmap/${e.id}`);
+    const tracked = med(evalSamples, `celmap+cost/${e.id}`);
+    const r = plainRate !== undefined && tracked !== undefined ? tracked / plainRate : undefined;
+    if (r !== undefined) costRatios.push(r);
+    costRows.push([
+      `${e.id} ${e.label}`,
+      plainRate === undefined ? "N/A" : fmtRate(plainRate),
+      tracked === undefined ? "N/A" : fmtRate(tracked),
+      r === undefined ? "-" : `**${fmtRatio(r)}**`,
+    ]);
+  }
+  const gmCost = costRatios.length === EXPRESSIONS.length ? geomean(costRatios) : undefined;
+  costRows.push(["geometric mean", "", "", gmCost === undefined ? "-" : `**${fmtRatio(gmCost)}**`]);
+  if (gmCost === undefined || gmCost < 0.8) barRows.push(`cost tracking ${gmCost === undefined ? "N/A" : fmtRatio(gmCost)} of untracked throughput (bar: ≥ 0.80x)`);
   const out = [
     `Machine: ${machine()}.`,
     "",
@@ -438,6 +468,10 @@ function main(): number {
     "#### Eval throughput (evals/s, median; higher is better)",
     "",
     table(["expression", ...engineHeader, "celmap/marc", "bufbuild/marc"], ["l", "r", "r", "r", "r", "r"], evalRows),
+    "",
+    "#### Cost tracking (evals/s, median): `eval(vars, { costLimit: 1_000_000 })` vs `eval(vars)`",
+    "",
+    table(["expression", "celmap", "celmap, cost tracked", "tracked/untracked"], ["l", "r", "r", "r"], costRows),
     "",
     "#### Compile time (µs per expression, median; lower is better)",
     "",
@@ -453,7 +487,7 @@ function main(): number {
     "",
     "#### Result check",
     "",
-    table(["expression", ...engineHeader], ["l", "l", "l", "l"], sanity),
+    table(["expression", ...engineHeader, ENGINE_TITLES["celmap+cost"]!], ["l", "l", "l", "l", "l"], sanity),
     "",
     "#### Bars",
     "",

@@ -86,7 +86,15 @@ export function absorbable(x: unknown): x is CelEvalError {
   return x instanceof CelEvalError && !(x instanceof CelCostLimitError);
 }
 
-function codePoints(s: string): number {
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Code points of `s` (cel-go's string size). */
+export function codePoints(s: string): number {
+  // Almost every string has no surrogates: a native regex scan decides that fast.
+  if (s.length < 8 || !SURROGATE.test(s)) {
+    if (s.length >= 8) return s.length;
+    // Short strings: the loop below is as cheap as the regex.
+  }
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -144,6 +152,44 @@ export const VARIABLE_COST_OVERLOADS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The run-time cost rule of a standard overload as a function of its first two
+ * arguments (no argument array), or undefined when the overload costs 1.
+ */
+export function stdCostFunction(overloadId: string): ((a: CelValue, b: CelValue) => number) | undefined {
+  switch (overloadId) {
+    case "starts_with_string":
+    case "ends_with_string":
+    case "string_to_bytes":
+    case "bytes_to_string":
+    case "strings_quote":
+    case "string_format":
+      return (a) => t(actualSize(a));
+    case "in_list":
+      return (_a, b) => actualSize(b);
+    case "less_string":
+    case "greater_string":
+    case "less_equals_string":
+    case "greater_equals_string":
+    case "less_bytes":
+    case "greater_bytes":
+    case "less_equals_bytes":
+    case "greater_equals_bytes":
+    case "equals":
+    case "not_equals":
+      return equalityCost;
+    case "add_string":
+    case "add_bytes":
+      return (a, b) => t(actualSize(a) + actualSize(b));
+    case "matches_string":
+      return matchesCost;
+    case "contains_string":
+      return (a, b) => t(actualSize(a)) * t(actualSize(b));
+    default:
+      return undefined;
+  }
+}
+
+/**
  * cel-go `CostTracker.costCall` without an estimator: the cost of one call of
  * `overloadId` (the checker's single overload id, "" otherwise) on `args`
  * (receiver first).
@@ -184,10 +230,19 @@ export function stdCallCost(overloadId: string, args: readonly CelValue[]): numb
 
 /** `==`/`!=` and ordering of strings/bytes: ceil(min(size) × 0.1). */
 export function equalityCost(a: CelValue, b: CelValue): number {
-  // Fast path: two scalars (the usual case) cost 1.
   const ta = typeof a;
-  if ((ta === "bigint" || ta === "number" || ta === "boolean") && typeof b !== "string" && !Array.isArray(b) && !(b instanceof Map)) {
-    return t(Math.min(1, actualSize(b)));
+  if (ta === "bigint" || ta === "boolean" || ta === "number" || a === null) {
+    // size 1: ceil(min(1, size(b)) × 0.1) is 1, or 0 when b is empty.
+    const tb = typeof b;
+    if (tb === "bigint" || tb === "boolean" || tb === "number" || b === null) return 1;
+    return actualSize(b) === 0 ? 0 : 1;
+  }
+  if (ta === "string" && typeof b === "string") {
+    // ceil(min × 0.1) is 1 for any min in 1..10: only the lengths beyond 10 need counting.
+    const sa = a as string;
+    if (sa.length === 0 || b.length === 0) return 0;
+    if (sa.length <= 10 || b.length <= 10) return 1;
+    return t(Math.min(codePoints(sa), codePoints(b)));
   }
   return t(Math.min(actualSize(a), actualSize(b)));
 }

@@ -42,6 +42,9 @@ import {
   MAP_CREATE_BASE_COST,
   matchesCost,
   stdCallCost,
+  stdCostFunction,
+  codePoints,
+  STRING_TRAVERSAL_COST_FACTOR,
   STRUCT_CREATE_BASE_COST,
   VARIABLE_COST_OVERLOADS,
   actualSize,
@@ -112,13 +115,15 @@ const EMPTY: Record<string, CelValue> = Object.freeze({}) as Record<string, CelV
 // progress lives in module state (saved and restored around each tracked eval,
 // so a nested evaluation does not disturb an outer one). Tracking closures add
 // to it and compare with the limit; untracked closures never touch it.
-let costAcc = 0;
-let costLimit = Infinity;
+// One constant object (not module-level `let`s, which cost a hole check per access).
+const COST = { acc: 0, limit: Infinity };
+/** The last string concatenation's result and its size in code points (see `chargingImpl`). */
+const CONCAT: { s: string | undefined; n: number } = { s: undefined, n: 0 };
 
 /** Adds `n` to the running cost; throws once the limit is exceeded. */
 function charge(n: number): void {
-  costAcc += n;
-  if (costAcc > costLimit) throw new CelCostLimitError(costLimit, costAcc);
+  COST.acc += n;
+  if (COST.acc > COST.limit) throw new CelCostLimitError(COST.limit, COST.acc);
 }
 
 /** Wraps a closure to charge `n` after it evaluated. */
@@ -126,8 +131,8 @@ function charged(ev: Ev, n: number): Ev {
   if (n === 0) return ev;
   return (f) => {
     const v = ev(f);
-    costAcc += n;
-    if (costAcc > costLimit) throw new CelCostLimitError(costLimit, costAcc);
+    COST.acc += n;
+    if (COST.acc > COST.limit) throw new CelCostLimitError(COST.limit, COST.acc);
     return v;
   };
 }
@@ -157,7 +162,7 @@ class CompiledProgram implements Program {
   }
 
   eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue {
-    if (options !== undefined && options.costLimit !== undefined) return this.evalWithCost(vars, options).value;
+    if (options !== undefined && options.costLimit !== undefined) return this.track(vars, options.costLimit);
     // A fresh copy of a small template array per evaluation measured faster than
     // reusing one frame (which needs re-entrancy guards, try/finally and a reset),
     // is re-entrant for free, and keeps no reference to the evaluation's data.
@@ -169,6 +174,12 @@ class CompiledProgram implements Program {
   }
 
   evalWithCost(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CostedResult {
+    const value = this.track(vars, options?.costLimit);
+    return { value, cost: this.lastCost! };
+  }
+
+  /** A tracked evaluation: sets `lastCost` (also when it throws). */
+  private track(vars: Activation | Readonly<Record<string, CelValue>> | undefined, limit: number | bigint | undefined): CelValue {
     let t = this.tracked;
     if (t === undefined) {
       // The tracking variant is planned on first use: programs never evaluated with cost pay nothing.
@@ -180,23 +191,22 @@ class CompiledProgram implements Program {
     const b = vars ?? EMPTY;
     f[BINDINGS] = b;
     f[IS_ACTIVATION] = typeof (b as Activation).resolve === "function";
-    const savedAcc = costAcc;
-    const savedLimit = costLimit;
-    const limit = options?.costLimit;
-    costAcc = 0;
-    costLimit = limit === undefined ? Infinity : Number(limit);
+    const savedAcc = COST.acc;
+    const savedLimit = COST.limit;
+    COST.acc = 0;
+    COST.limit = limit === undefined ? Infinity : typeof limit === "number" ? limit : Number(limit);
     try {
       const value = t.root(f);
       // An exceeded limit whose error an `||` could not absorb still ends here.
-      if (costAcc > costLimit) throw new CelCostLimitError(costLimit, costAcc);
-      return { value, cost: costAcc };
+      if (COST.acc > COST.limit) throw new CelCostLimitError(COST.limit, COST.acc);
+      return value;
     } catch (x) {
       if (x instanceof CelCostLimitError && x.expression === undefined) x.expression = this.source;
       throw x;
     } finally {
-      this.lastCost = costAcc;
-      costAcc = savedAcc;
-      costLimit = savedLimit;
+      this.lastCost = COST.acc;
+      COST.acc = savedAcc;
+      COST.limit = savedLimit;
     }
   }
 }
@@ -1093,9 +1103,11 @@ class Planner {
           iterate(f, (fr) => {
             if (T) {
               // cel-go evaluates the condition of the element after the deciding one before stopping.
-              charge(condCost);
-              if (done) return false;
-              charge(1);
+              if (done) {
+                charge(condCost);
+                return false;
+              }
+              charge(condCost + 1);
             }
             let v: CelValue;
             try {
@@ -1140,10 +1152,12 @@ class Planner {
         !mentions(add.args[1]!, accu) &&
         (c === undefined || !mentions(c, accu))
       ) {
-        const elem = this.expr(add.args[1]!.elements[0]!);
+        const elemPart = this.staticPart(add.args[1]!.elements[0]!);
+        const elem = elemPart.ev;
         const pred = c === undefined ? undefined : this.expr(c);
-        // accu + [E]: the accumulator read, the one-element list (unless folded) and add_list.
-        const stepCost = 2 + (this.isConstLiteral(add.args[1]!) ? 0 : LIST_CREATE_BASE_COST);
+        // accu + [E]: the accumulator read, the one-element list (unless folded) and add_list
+        // (and E itself when its cost is static).
+        const stepCost = 2 + (this.isConstLiteral(add.args[1]!) ? 0 : LIST_CREATE_BASE_COST) + elemPart.pending;
         const initCost = this.isConstLiteral(init) ? 0 : LIST_CREATE_BASE_COST;
         if (pred === undefined) {
           return (f) => {
@@ -1391,21 +1405,67 @@ class Planner {
   /** `==`/`!=` charging ceil(min(size) × 0.1) (cel-go `evalEq`/`evalNe`, overload `equals`). */
   private trackedEquality(e: CallExpr): Ev {
     const neg = e.fn === Op.notEquals;
-    const a = this.expr(e.args[0]!);
-    const b = this.expr(e.args[1]!);
+    const [x0, y0] = e.args as [Expr, Expr];
+    const sc = (z: Expr): string | undefined => (z.kind === "const" && z.value.kind === "string" ? z.value.value : undefined);
+    const cy = sc(y0) ?? sc(x0);
+    if (cy !== undefined) {
+      // A string constant: equal only to the identical string; cost from the other side's size.
+      const other = this.staticPart(sc(y0) !== undefined ? x0 : y0);
+      const ev = other.ev;
+      const p = other.pending;
+      const c = cy;
+      // A host object on the left decides `==` itself (as in `equality`).
+      const constRight = sc(y0) !== undefined;
+      return (f) => {
+        const v = ev(f);
+        const r = constRight && v instanceof CelObject ? celEquals(v, c) : v === c;
+        charge(p + equalityCost(v, c));
+        return neg ? !r : r;
+      };
+    }
+    const intConst = (z: Expr): bigint | undefined => (z.kind === "const" && z.value.kind === "int" ? z.value.value : undefined);
+    const iy = intConst(y0) ?? intConst(x0);
+    if (iy !== undefined) {
+      // An int constant: an int operand compares by value and costs 1.
+      const constRight = intConst(y0) !== undefined;
+      const other = this.staticPart(constRight ? x0 : y0);
+      const ev = other.ev;
+      const p = other.pending;
+      const eq = constRight ? (v: CelValue) => celEquals(v, iy) : (v: CelValue) => celEquals(iy, v);
+      return (f) => {
+        const v = ev(f);
+        let r: boolean;
+        if (typeof v === "bigint") {
+          r = v === iy;
+          charge(p + 1);
+        } else {
+          r = eq(v);
+          charge(p + equalityCost(v, iy));
+        }
+        return neg ? !r : r;
+      };
+    }
+    const a = this.staticPart(x0);
+    const b = this.staticPart(y0);
+    const ea = a.ev;
+    const eb = b.ev;
+    const p = a.pending + b.pending;
     return (f) => {
-      const x = a(f);
-      const y = b(f);
+      const x = ea(f);
+      const y = eb(f);
       const r = celEquals(x, y);
-      charge(equalityCost(x, y));
+      charge(p + equalityCost(x, y));
       return neg ? !r : r;
     };
   }
 
   /** `in` charging the list's size (`in_list`), 1 (maps, dynamic dispatch) or 0 (folded constant set). */
   private trackedIn(e: CallExpr): Ev {
-    const a = this.expr(e.args[0]!);
-    const b = this.expr(e.args[1]!);
+    const pa = this.staticPart(e.args[0]!);
+    const pb = this.staticPart(e.args[1]!);
+    const a = pa.ev;
+    const b = pb.ev;
+    const p = pa.pending + pb.pending;
     const folded = this.foldedMembership(e.args[1]!);
     const sized = !folded && this.costOverloadId(e) === "in_list";
     const fixed = folded ? 0 : 1;
@@ -1416,7 +1476,7 @@ class Planner {
       if (Array.isArray(c)) r = inList(x, c);
       else if (c instanceof Map) r = inMap(x, c as ReadonlyMap<CelMapKey, CelValue>);
       else throw new CelEvalError(NO_OVERLOAD_LOGIC);
-      charge(sized ? actualSize(c) : fixed);
+      charge(p + (sized ? actualSize(c) : fixed));
       return r;
     };
   }
@@ -1527,7 +1587,7 @@ class Planner {
     const ev = this.expr(x);
     return (f) => {
       const v = ev(f);
-      costAcc -= 1;
+      COST.acc -= 1;
       return v;
     };
   }
@@ -1637,7 +1697,13 @@ class Planner {
       if (member) argExprs = [e.target!, ...e.args];
     }
     const name = decl?.name ?? e.fn;
-    const args = argExprs.map((x) => this.expr(x));
+    // Tracking: arguments of static cost are planned untracked and charged with the call.
+    let pending = 0;
+    const args = argExprs.map((x) => {
+      const p = this.staticPart(x);
+      pending += p.pending;
+      return p.ev;
+    });
     const arity = args.length;
     const ids = this.refs?.get(e.id)?.overloadIds;
     // With concrete argument types the checker's resolution is final; with dyn
@@ -1670,7 +1736,7 @@ class Planner {
           const s = subject(f);
           if (typeof s !== "string") throw noSuchOverload(name, [s, pattern]);
           const r = re.test(s);
-          charge(sized ? matchesCost(s, pattern) : 1);
+          charge(pending + (sized ? matchesCost(s, pattern) : 1));
           return r;
         };
       }
@@ -1683,7 +1749,7 @@ class Planner {
     if (this.tracking) {
       // Each overload's implementation charges the call's cost after it ran.
       const costId = this.costOverloadId(e);
-      overloads = overloads.map((o) => ({ ...o, impl: this.chargingImpl(o, costId) }));
+      overloads = overloads.map((o) => ({ ...o, impl: this.chargingImpl(o, costId, pending) }));
       if (overloads.length === 1) {
         const o = overloads[0]!;
         if (concrete || o.params.every(isOpenType)) return callDirect(o.impl!, args);
@@ -1704,42 +1770,93 @@ class Planner {
   }
 
   /** An overload implementation that charges its call cost: the library's rule, else cel-go's standard rule for `costId`, else 1. */
-  private chargingImpl(o: OverloadDecl, costId: string): Impl {
+  private chargingImpl(o: OverloadDecl, costId: string, pending: number): Impl {
     const impl = o.impl!;
     const lib = this.libCosts.get(o.id)?.actual;
     if (lib !== undefined) {
       return (...a: CelValue[]) => {
         const r = impl(...a);
-        charge(Number(lib(a, r)));
+        charge(pending + Number(lib(a, r)));
         return r;
       };
     }
-    if (VARIABLE_COST_OVERLOADS.has(costId)) {
-      return (...a: CelValue[]) => {
-        const r = impl(...a);
-        charge(stdCallCost(costId, a));
+    if (costId === "add_string") {
+      // A chain of `+` re-measures the previous `+`'s result: the last result's size
+      // is remembered across call sites (which also spares flattening the concatenation
+      // to count its code points).
+      return (a: CelValue, b: CelValue) => {
+        const r = impl(a, b);
+        if (typeof a === "string" && typeof b === "string") {
+          const n = (a === CONCAT.s ? CONCAT.n : codePoints(a)) + (b === CONCAT.s ? CONCAT.n : codePoints(b));
+          CONCAT.s = r as string;
+          CONCAT.n = n;
+          charge(pending + Math.ceil(n * STRING_TRAVERSAL_COST_FACTOR));
+        } else charge(pending + stdCallCost(costId, [a, b]));
         return r;
       };
     }
+    const std = stdCostFunction(costId);
+    if (std !== undefined) {
+      switch (o.params.length) {
+        case 1:
+          return (a: CelValue) => {
+            const r = impl(a);
+            charge(pending + std(a, undefined as unknown as CelValue));
+            return r;
+          };
+        case 2:
+          return (a: CelValue, b: CelValue) => {
+            const r = impl(a, b);
+            charge(pending + std(a, b));
+            return r;
+          };
+        default:
+          return (...a: CelValue[]) => {
+            const r = impl(...a);
+            charge(pending + stdCallCost(costId, a));
+            return r;
+          };
+      }
+    }
+    const fixedCost = pending + 1;
     switch (o.params.length) {
+      case 0:
+        return () => {
+          const r = impl();
+          charge(fixedCost);
+          return r;
+        };
       case 1:
         return (a: CelValue) => {
           const r = impl(a);
-          charge(1);
+          charge(fixedCost);
           return r;
         };
       case 2:
         return (a: CelValue, b: CelValue) => {
           const r = impl(a, b);
-          charge(1);
+          charge(fixedCost);
           return r;
         };
       default:
         return (...a: CelValue[]) => {
           const r = impl(...a);
-          charge(1);
+          charge(fixedCost);
           return r;
         };
+    }
+  }
+
+  /** Tracking: a subtree of static cost planned untracked, its cost left to the caller to charge. */
+  private staticPart(x: Expr): { ev: Ev; pending: number } {
+    if (!this.tracking) return { ev: this.expr(x), pending: 0 };
+    const s = this.staticCost(x);
+    if (s === undefined) return { ev: this.expr(x), pending: 0 };
+    this.tracking = false;
+    try {
+      return { ev: this.plainExpr(x), pending: s };
+    } finally {
+      this.tracking = true;
     }
   }
 
