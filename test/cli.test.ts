@@ -262,9 +262,11 @@ describe("evaluation", () => {
 });
 
 describe("Kubernetes environments (--env) and admission variables", () => {
+  // One file per call: a child process of another test may be reading an earlier one.
+  let pods = 0;
   const pod = () =>
     file(
-      "pod.yaml",
+      `pod-${pods++}.yaml`,
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: a\nspec:\n  containers:\n  - name: c\n    image: nginx\n    ports:\n    - containerPort: 9223372036854775807\n",
     );
 
