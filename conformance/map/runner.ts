@@ -27,6 +27,8 @@
  *   ignored); `apiserver` compares exactly, minus the server-populated metadata fields
  *   (resourceVersion, uid, creationTimestamp, managedFields, generation, selfLink), apiVersion/kind
  *   and status.
+ *   The oracle's requests are made as the admin user the cases record (system:masters), whose
+ *   authorizer checks are allowed; other users get "no opinion".
  *   Expected errors: `error` is a substring of the 403 message (or one of its causes), of the
  *   500 message (`status500`), or of the policy's 422 (`policyCreation`).
  * Defaulted policy fields: a policy without matchConstraints.resourceRules matches every resource;
@@ -59,6 +61,7 @@ type Obj = JsonObject;
 
 interface MapCase {
   readonly name: string;
+  readonly source_test?: string;
   readonly kind?: "mutation" | "expression" | "match";
   readonly harness?: string;
   readonly operation?: Operation;
@@ -209,7 +212,19 @@ function bindingDocument(b: Obj, index: number): Obj {
   };
 }
 
+/** The identity the oracle's requests were made with (the cases that record `request.userInfo` show it). */
+const ORACLE_USER = { username: "admin", uid: "admin-uid", groups: ["system:masters", "system:authenticated"] };
+
 const ALLOW_ALL: Authorizer = { authorize: () => ({ decision: "allow", reason: "" }) };
+
+/**
+ * The oracle cluster's authorization as far as the cases can tell: members of system:masters are
+ * superusers (allowed by the privileged-group authorizer); anyone else gets RBAC's "no opinion"
+ * (which the chain turns into a denial).
+ */
+const MASTERS_ONLY: Authorizer = {
+  authorize: (a) => (a.user?.groups.includes("system:masters") === true ? { decision: "allow", reason: "" } : { decision: "noOpinion", reason: "" }),
+};
 
 /** dispatcher_test.go's defaulter: Deployment spec.strategy.type = RollingUpdate when empty. */
 function fakeDeploymentDefaulter(o: Obj, kind: GroupVersionKind): Obj {
@@ -287,7 +302,12 @@ function runMutationCase(c: MapCase): Outcome {
   const reqOverrides = c.request ?? {};
   let namespace: string | undefined;
   if (harness === "patcher" || harness === "compile") namespace = nsName(c.namespaceObject) ?? "";
-  const user = isJsonObject(reqOverrides.userInfo) ? (reqOverrides.userInfo as { username?: string; uid?: string; groups?: string[] }) : undefined;
+  type User = { username?: string; uid?: string; groups?: string[] };
+  const user: User | undefined = isJsonObject(reqOverrides.userInfo)
+    ? (reqOverrides.userInfo as User)
+    : c.source_test?.startsWith("oracle:") === true
+      ? ORACLE_USER
+      : undefined;
   const built = newAdmissionRequest(
     {
       operation: c.operation ?? "CREATE",
@@ -320,7 +340,7 @@ function runMutationCase(c: MapCase): Outcome {
     namespaces,
     schemas,
     catalog,
-    ...(c.authorizer === "allow-all" ? { authorizer: ALLOW_ALL } : {}),
+    ...(c.authorizer === "allow-all" ? { authorizer: ALLOW_ALL } : server ? { authorizer: MASTERS_ONLY } : {}),
     options: {
       reinvocation: server,
       ...(harness === "dispatcher" ? { defaulter: fakeDeploymentDefaulter } : {}),
