@@ -37,6 +37,7 @@ import {
   fromTemplate,
   hasPlaceholder,
   instantiate,
+  type Placeholder,
   internalIsAssignable,
   internalIsAssignableList,
   isDyn,
@@ -799,19 +800,28 @@ class Checker {
     let argVars: CelType[] = [];
     const below = this.freeTypeVarCounter;
     const n = argTypes.length;
-    const atoms: CelType[] = [];
+    const root = n * 2 + (isMember ? 1 : 0);
+    let node = fi.byAtoms[root];
+    let atomsOk = true;
     for (let i = 0; i < n; i++) {
       const a = typeAtom(argTypes[i]!, this.mapping, argVars, below);
-      if (a === undefined) break;
-      atoms.push(a);
+      if (a === undefined) {
+        atomsOk = false;
+        break;
+      }
+      if (node !== undefined) node = (node as Map<CelType, Map<CelType, unknown> | Resolution>).get(a);
     }
+    let atoms: CelType[] | undefined;
     let key: string | undefined;
-    if (atoms.length === n) {
-      const cached = lookupAtoms(fi, isMember, atoms);
-      if (cached !== undefined) {
-        this.replay(call, cached, argVars);
+    if (atomsOk) {
+      if (node !== undefined) {
+        this.replay(call, node as Resolution, argVars);
         return;
       }
+      // Not seen yet: the atoms again (the mapping has not changed), to store the resolution under.
+      argVars = [];
+      atoms = [];
+      for (let i = 0; i < n; i++) atoms.push(typeAtom(argTypes[i]!, this.mapping, argVars, below)!);
     } else {
       argVars = [];
       key = isMember ? "m" : "g";
@@ -885,14 +895,14 @@ class Checker {
     const reference: Reference = Object.freeze({ overloadIds: Object.freeze(ids!) });
     this.setType(call, resultType);
     this.referenceMap.set(call.id, reference);
-    if (atoms.length === n || key !== undefined) {
+    if (atoms !== undefined || key !== undefined) {
       const r = this.resolution(argVars, base, mark, resultType, reference);
       if (r === undefined) return;
       if (key !== undefined) {
         if (fi.resolutions.size >= MAX_RESOLUTIONS) fi.resolutions.clear();
         fi.resolutions.set(key, r);
       } else {
-        storeAtoms(fi, isMember, atoms, r);
+        storeAtoms(fi, isMember, atoms!, r);
       }
     }
   }
@@ -907,14 +917,38 @@ class Checker {
   ): Resolution | undefined {
     const resultTemplate = toTemplate(result, argVars, base);
     if (resultTemplate === undefined) return undefined;
-    const bindings: CelType[] = [];
+    // Only the final substitutions matter (the journal is never rolled back past
+    // a resolution), and only those of the arguments' variables and of fresh
+    // variables reachable from them or from the result: the others belong to
+    // instantiated signatures nothing refers to any more.
+    const finals = new Map<CelType, CelType>();
     const m = this.mapping;
     for (let i = mark; i < m.mark(); i++) {
       const v = toTemplate(m.trailVar(i), argVars, base);
       const to = toTemplate(m.trailValue(i), argVars, base);
       if (v === undefined || to === undefined) return undefined;
-      bindings.push(v, to);
+      finals.set(v, to);
     }
+    const keep = new Set<CelType>();
+    const pending: CelType[] = [resultTemplate];
+    for (const [v, to] of finals) {
+      if ((v as Placeholder).fromArg) {
+        keep.add(v);
+        pending.push(to);
+      }
+    }
+    while (pending.length > 0) {
+      const t = pending.pop()!;
+      forEachPlaceholder(t, (p) => {
+        if (keep.has(p)) return;
+        const to = finals.get(p);
+        if (to === undefined) return;
+        keep.add(p);
+        pending.push(to);
+      });
+    }
+    const bindings: CelType[] = [];
+    for (const [v, to] of finals) if (keep.has(v)) bindings.push(v, to);
     return {
       consumed: this.freeTypeVarCounter - base,
       result: resultTemplate,
@@ -1145,13 +1179,9 @@ class Checker {
   }
 }
 
-function lookupAtoms(fi: FunctionInfo, isMember: boolean, atoms: readonly CelType[]): Resolution | undefined {
-  let node = fi.byAtoms[atoms.length * 2 + (isMember ? 1 : 0)];
-  for (let i = 0; i < atoms.length; i++) {
-    if (node === undefined) return undefined;
-    node = (node as Map<CelType, Map<CelType, unknown> | Resolution>).get(atoms[i]!);
-  }
-  return node as Resolution | undefined;
+function forEachPlaceholder(t: CelType, fn: (p: CelType) => void): void {
+  if (t.kind === "typeParam") fn(t);
+  for (const p of t.params) forEachPlaceholder(p, fn);
 }
 
 function storeAtoms(fi: FunctionInfo, isMember: boolean, atoms: readonly CelType[], r: Resolution): void {
