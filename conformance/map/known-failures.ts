@@ -19,13 +19,4 @@ export const MAP_ORACLE_KNOWN_FAILURES: readonly KnownFailure[] = [
     reason:
       "not a MAP outcome: MAP admits (SMD appends the nameless container, as celmap does), then Pod validation after admission answers 422 spec.containers[2].name: Required value; celmap does not run object validation",
   },
-  {
-    path: "apiserver/oracle-ac-resources-quantity-normalized",
-    reason:
-      "Pod defaulting (requests default to limits when unset) is not modelled; the quantity normalisation part (0.5 -> 500m) is done by the typed round trip",
-  },
-  {
-    path: "apiserver/oracle-ac-resources-int-quantity",
-    reason: "Pod defaulting (requests default to limits when unset) is not modelled; the int-as-quantity part (2 -> \"2\") is done by the typed round trip",
-  },
 ];

@@ -20,8 +20,8 @@
  *   - `plugin`: one pass, no defaulting;
  *   - `apiserver`: policies and bindings go through API validation with the real CEL compiler
  *     (a rejection is `errorClass: policyCreation`), the request is a dry run, reinvocation is on.
- *     celmap has no Kubernetes defaulting: the cases whose notes say `defaulting involved` (and
- *     the transcribed integration tests that rely on server-populated fields) are in the ledger.
+ *     Defaulting: celmap's subset of the built-in defaulters and CRD structural defaulting
+ *     (defaulting.ts); what else a case needs from the server is in the ledger.
  *   Expected objects: `patcher`…`plugin` compare as Go's `equality.Semantic.DeepEqual` on the
  *   typed objects would (null, empty and zero-valued fields equal absent ones; apiVersion/kind
  *   ignored); `apiserver` compares exactly, minus the server-populated metadata fields
@@ -43,7 +43,7 @@ import { matchResources } from "../../src/admission/match/match.js";
 import { inMemoryParamSource } from "../../src/admission/params.js";
 import { newAdmissionRequest, type AdmissionRequest, type Operation } from "../../src/admission/request.js";
 import { crdSchemaNode } from "../../src/admission/ssa/crd.js";
-import { crdDefaulter } from "../../src/admission/defaulting.js";
+import { builtinDefaulter, composeDefaulters, crdDefaulter } from "../../src/admission/defaulting.js";
 import { CelCompileError, toJson, type CelValue } from "../../src/cel/index.js";
 import { JSON_PATCH_LIST_TYPE, kubernetesEnv } from "../../src/cel/k8s/environment.js";
 import { jsonPatchOperations, JsonPatchValue } from "../../src/cel/k8s/jsonpatch.js";
@@ -344,8 +344,8 @@ function runMutationCase(c: MapCase): Outcome {
     options: {
       reinvocation: server,
       ...(harness === "dispatcher" ? { defaulter: fakeDeploymentDefaulter } : {}),
-      // A real apiserver defaults custom resources from their structural schema.
-      ...(server && c.crd !== undefined ? { defaulter: crdDefaulter(c.crd) } : {}),
+      // A real apiserver defaults built-ins (celmap knows a subset) and custom resources (structural schema).
+      ...(server ? { defaulter: c.crd !== undefined ? composeDefaulters(builtinDefaulter, crdDefaulter(c.crd)) : builtinDefaulter } : {}),
     },
   });
 

@@ -50,3 +50,83 @@ function applyDefaults(v: JsonValue, s: JsonObject): JsonValue {
   if (Array.isArray(v) && isJsonObject(s.items)) return v.map((e) => applyDefaults(e as JsonValue, s.items as JsonObject));
   return v;
 }
+
+// ---------------------------------------------------------------------------------------------
+// A subset of the built-in defaulters
+
+const POD_TEMPLATE_PATHS: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  "/Pod": [["spec"]],
+  "/PodTemplate": [["template", "spec"]],
+  "/ReplicationController": [["spec", "template", "spec"]],
+  "apps/Deployment": [["spec", "template", "spec"]],
+  "apps/ReplicaSet": [["spec", "template", "spec"]],
+  "apps/StatefulSet": [["spec", "template", "spec"]],
+  "apps/DaemonSet": [["spec", "template", "spec"]],
+  "batch/Job": [["spec", "template", "spec"]],
+  "batch/CronJob": [["spec", "jobTemplate", "spec", "template", "spec"]],
+};
+
+const REPLICATED = new Set(["apps/Deployment", "apps/ReplicaSet", "apps/StatefulSet", "/ReplicationController"]);
+const MODE_VOLUMES = ["configMap", "secret", "downwardAPI", "projected"];
+
+function at(o: JsonObject, path: readonly string[]): JsonObject | undefined {
+  let cur: JsonValue | undefined = o;
+  for (const p of path) {
+    if (!isJsonObject(cur)) return undefined;
+    cur = cur[p];
+  }
+  return isJsonObject(cur) ? cur : undefined;
+}
+
+/**
+ * A small, documented subset of kube-apiserver's built-in defaulting (`pkg/apis/*\/v1/defaults.go`)
+ * for what mutations commonly remove or add; everything else a real apiserver would default is
+ * left alone (the objects MAP sees were defaulted when the request was decoded, so only fields a
+ * mutation touched are concerned):
+ * - `SetDefaults_Pod` (Pods only, not templates): a container's (and init container's) resource
+ *   limits are copied into its requests where the request is unset;
+ * - `SetDefaults_{ConfigMap,Secret,DownwardAPI,Projected}VolumeSource` (every pod spec, templates
+ *   included): `defaultMode` 420 (0644);
+ * - `SetDefaults_{Deployment,ReplicaSet,StatefulSet,ReplicationController}`: `spec.replicas` 1.
+ */
+export const builtinDefaulter: Defaulter = (object, kind) => {
+  const key = `${kind.group}/${kind.kind}`;
+  const specs = POD_TEMPLATE_PATHS[key];
+  if (specs === undefined && !REPLICATED.has(key)) return object;
+  const out = deepClone(object);
+  if (REPLICATED.has(key) && kind.version === "v1") {
+    const spec = at(out, ["spec"]);
+    if (spec !== undefined && (spec.replicas === undefined || spec.replicas === null)) spec.replicas = 1;
+  }
+  for (const path of specs ?? []) {
+    const podSpec = at(out, path);
+    if (podSpec === undefined) continue;
+    if (Array.isArray(podSpec.volumes)) {
+      for (const v of podSpec.volumes) {
+        if (!isJsonObject(v)) continue;
+        for (const src of MODE_VOLUMES) {
+          const s = v[src];
+          if (isJsonObject(s) && (s.defaultMode === undefined || s.defaultMode === null)) s.defaultMode = 420;
+        }
+      }
+    }
+    if (key !== "/Pod") continue;
+    for (const list of ["containers", "initContainers"]) {
+      const cs = podSpec[list];
+      if (!Array.isArray(cs)) continue;
+      for (const c of cs) {
+        const res = isJsonObject(c) ? c.resources : undefined;
+        if (!isJsonObject(res) || !isJsonObject(res.limits)) continue;
+        const requests: JsonObject = isJsonObject(res.requests) ? res.requests : {};
+        for (const [k, v] of Object.entries(res.limits)) if (!hasKey(requests, k)) setKey(requests, k, deepClone(v as JsonValue));
+        if (Object.keys(requests).length > 0) res.requests = requests;
+      }
+    }
+  }
+  return out;
+};
+
+/** Applies defaulters in order. */
+export function composeDefaulters(...defaulters: readonly Defaulter[]): Defaulter {
+  return (object, kind) => defaulters.reduce((o, d) => d(o, kind), object);
+}

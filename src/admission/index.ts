@@ -67,6 +67,6 @@ export {
 } from "./params.js";
 export { ResourceCatalog, type GroupVersionKind, type GroupVersionResource, type ResourceScope } from "./match/catalog.js";
 export { crdSchemaNode } from "./ssa/crd.js";
-export { crdDefaulter } from "./defaulting.js";
+export { builtinDefaulter, composeDefaulters, crdDefaulter } from "./defaulting.js";
 export { strictTypedDecode, pruneUnknownFields } from "./typed-decode.js";
 export type { JsonObject, JsonValue } from "./json.js";
