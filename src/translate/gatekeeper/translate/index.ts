@@ -1,0 +1,428 @@
+/**
+ * The translator: Gatekeeper mutators (Assign, AssignMetadata, ModifySet, AssignImage) →
+ * MutatingAdmissionPolicies + bindings (gatekeeper.md §5), with a verdict per mutator.
+ *
+ *     import { translate } from "./translate/gatekeeper/translate/index.js";
+ *     const r = translate(mutatorDocs, { apiVersion: "v1" });        // parsed YAML documents
+ *     // r.policies / r.bindings: plain JSON objects, ready to print as YAML
+ *     // r.verdicts: [{mutator: "Assign/name", verdict: "exact"|"difference"|"refused", reasons, policy}]
+ *     // r.issues: translator self-check failures (empty unless celmap has a bug)
+ *
+ * Layout. Every mutator is compiled (Gatekeeper's own validation, `compileMutator`) and
+ * ordered as Gatekeeper's System orders them (kind, then name). Mutators that interfere (they
+ * can apply to the same kind and either their locations interact ({@link locationsInteract}:
+ * writes, pathTests and globs are all prefixes of the location) or one is an AssignMetadata
+ * and the other reads labels through a label/namespace selector) are grouped with union-find:
+ *
+ * - a group of one → one policy: `matchConstraints` (resource rules from `applyTo`,
+ *   `match.namespaceSelector`, matchPolicy Exact) + `matchConditions` (applyTo with its
+ *   operations, kinds, scope, namespaces, excludedNamespaces, labelSelector, name) + one
+ *   JSONPatch mutation. Each translated mutation is idempotent, which is what Gatekeeper's
+ *   second pass checks, so one pass is Gatekeeper's fixpoint;
+ * - a larger group → one policy whose mutations are the group's mutators in Gatekeeper order,
+ *   each guarded by its full match predicate (namespaceSelector through `namespaceObject`),
+ *   repeated N times (N = number of mutators in the system; Gatekeeper allows N+1 passes, the
+ *   last of which must change nothing, so a set Gatekeeper accepts reaches its fixpoint within
+ *   N passes, and further passes change nothing). A set that never converges is rejected by
+ *   Gatekeeper (`mutation not converging`) but keeps the result of N passes here: a pass
+ *   changing nothing is a property of the whole pass (writes can cancel out within it), which a
+ *   MAP cannot observe. With Assign/AssignMetadata/ModifySet/AssignImage (all idempotent,
+ *   existence-only tests) we know of no such set; it is stated as a note on grouped mutators.
+ *
+ * Every expression is JSONPatch built at run time (`mutations.ts`, `location.ts`);
+ * ApplyConfiguration is never needed (it could not replace elements, prune, or touch atomic
+ * lists). Gatekeeper's mutation errors become a patch that cannot apply, i.e. a policy error,
+ * so with `failurePolicy: Fail` (the default here) the request is rejected as Gatekeeper's
+ * webhook rejects it.
+ *
+ * Verdicts: `exact` — the policies reproduce Gatekeeper for every object (also for mutators
+ * that are not emitted because Gatekeeper never runs them: schema conflicts, `source:
+ * Generated`); `difference` — translated, with each difference stated at the field it comes
+ * from; `refused` — not translated (external data; mutators Gatekeeper itself rejects;
+ * features the target Kubernetes lacks), reason at the field.
+ *
+ * Pure: no I/O. The output is validated with celmap's own MAP validation (`src/policy`) and
+ * every expression is compiled in the mutation environment; failures land in `issues`.
+ */
+import { policyCompileHook, ResourceCatalog } from "../../../admission/index.js";
+import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding } from "../../../policy/index.js";
+import { compileSelector } from "../labels.js";
+import { compileMutator, idString, type Mutator } from "../mutators/index.js";
+import { hasSchema } from "../mutators/index.js";
+import { printPath } from "../path/print.js";
+import { SchemaDB } from "../schema.js";
+import { byteCompare } from "../value.js";
+import { comment, Names } from "./cel.js";
+import { mutationCel } from "./mutations.js";
+import { applyToCel, matchConditions, namespaceSelectorGuard, resourceRules, type Condition } from "./scope.js";
+
+export type MapApiVersion = "v1" | "v1beta1" | "v1alpha1";
+
+export interface TranslateOptions {
+  /** API version of the emitted objects (default v1). */
+  readonly apiVersion?: MapApiVersion;
+  /** Oldest Kubernetes the policies must run on, `1.34` (default: 1.36 for v1, 1.34 for v1beta1, 1.32 for v1alpha1). */
+  readonly minKubernetes?: string;
+  /** `Fail` (default; Gatekeeper's webhook error rejects the request) or `Ignore`. */
+  readonly failurePolicy?: "Fail" | "Ignore";
+  /** Prefix of policy and binding names (default `gatekeeper-`). */
+  readonly namePrefix?: string;
+  /** Kind → resource for resource rules (default: the built-in catalog; unknown kinds get `*`). */
+  readonly catalog?: ResourceCatalog;
+}
+
+export type VerdictKind = "exact" | "difference" | "refused";
+
+export interface VerdictReason {
+  /** Field path in the mutator, e.g. `spec.parameters.assign.externalData`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface Verdict {
+  /** `Kind/name`. */
+  readonly mutator: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly verdict: VerdictKind;
+  /** Why refused / what differs (empty for exact). */
+  readonly reasons: readonly VerdictReason[];
+  /** Remarks that do not change the verdict (not emitted because Gatekeeper never runs it, grouping). */
+  readonly notes: readonly string[];
+  /** The policy that carries it (absent: not emitted). */
+  readonly policy?: string;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export interface TranslateResult {
+  readonly policies: JsonObject[];
+  readonly bindings: JsonObject[];
+  readonly verdicts: Verdict[];
+  /** Self-check failures of emitted objects (celmap's MAP validation / CEL compilation). */
+  readonly issues: string[];
+}
+
+const GROUP = "admissionregistration.k8s.io";
+
+function minVersionOf(o: TranslateOptions): [number, number] {
+  const def = o.apiVersion === "v1alpha1" ? "1.32" : o.apiVersion === "v1beta1" ? "1.34" : "1.36";
+  const m = /^v?(\d+)\.(\d+)/.exec(o.minKubernetes ?? def);
+  return m === null ? [1, 36] : [Number(m[1]), Number(m[2])];
+}
+
+function docName(doc: unknown): { kind: string; name: string } {
+  const d = (typeof doc === "object" && doc !== null ? doc : {}) as { kind?: unknown; metadata?: { name?: unknown } };
+  return { kind: typeof d.kind === "string" ? d.kind : "?", name: typeof d.metadata?.name === "string" ? d.metadata.name : "?" };
+}
+
+function containsNumber(v: unknown): boolean {
+  if (typeof v === "number") return true;
+  if (Array.isArray(v)) return v.some(containsNumber);
+  if (typeof v === "object" && v !== null) return Object.values(v).some(containsNumber);
+  return false;
+}
+
+function containsUnsafeInteger(v: unknown): boolean {
+  if (typeof v === "number") return Number.isInteger(v) && !Number.isSafeInteger(v);
+  if (Array.isArray(v)) return v.some(containsUnsafeInteger);
+  if (typeof v === "object" && v !== null) return Object.values(v).some(containsUnsafeInteger);
+  return false;
+}
+
+interface Entry {
+  readonly m: Mutator;
+  readonly verdict: VerdictKind;
+  readonly reasons: VerdictReason[];
+  readonly notes: string[];
+  expression?: string;
+}
+
+function mutatorLabel(m: Mutator): string {
+  return `${m.kind}/${m.id.name}`;
+}
+
+function header(m: Mutator, extra?: string): string {
+  const lines = [`Gatekeeper ${m.kind} "${m.id.name}" (mutations.gatekeeper.sh/${m.version}), location: ${m.location}`];
+  if (m.kind !== "AssignMetadata") {
+    const tests: string[] = [];
+    for (let d = 0; d < m.path.nodes.length; d++) {
+      const c = m.tester.conditionAt(d);
+      if (c !== undefined) tests.push(`${printPath({ nodes: m.path.nodes.slice(0, d + 1) })} ${c}`);
+    }
+    if (tests.length > 0) lines.push(`pathTests: ${tests.join(", ")}`);
+  }
+  if (extra !== undefined) lines.push(extra);
+  return comment(lines.join("\n"));
+}
+
+/** Whether two mutators can apply to the same request kind. */
+function kindsOverlap(a: Mutator, b: Mutator): boolean {
+  if (a.kind === "AssignMetadata" || b.kind === "AssignMetadata") return true;
+  const key = (x: { group: string; version: string; kind: string }) => `${x.group}/${x.version}/${x.kind}`;
+  const ka = new Set(a.bindings.map((x) => key(x)));
+  return b.bindings.some((x) => ka.has(key(x)));
+}
+
+function readsLabels(m: Mutator): boolean {
+  return m.match.labelSelector !== undefined || m.match.namespaceSelector !== undefined;
+}
+
+/**
+ * Whether two locations can affect each other's walk: they share a prefix (object nodes equal,
+ * list nodes on the same list) and then either one ends inside the other, or the shared prefix
+ * has a list (creating and globbing elements, and the order of appended elements, depend on
+ * order), or either has a pathTest on the shared prefix.
+ */
+export function locationsInteract(a: Mutator, b: Mutator): boolean {
+  const na = a.path.nodes;
+  const nb = b.path.nodes;
+  const n = Math.min(na.length, nb.length);
+  let d = 0;
+  let sharedList = false;
+  for (; d < n; d++) {
+    const x = na[d]!;
+    const y = nb[d]!;
+    if (x.type !== y.type) break;
+    if (x.type === "Object" && y.type === "Object" && x.reference !== y.reference) break;
+    if (x.type === "List") sharedList = true;
+  }
+  if (d === 0) return false;
+  if (d >= n || sharedList) return true;
+  for (let i = 0; i < d; i++) if (a.tester.conditionAt(i) !== undefined || b.tester.conditionAt(i) !== undefined) return true;
+  return false;
+}
+
+/** The interference relation (see the module comment). */
+export function interferes(a: Mutator, b: Mutator): boolean {
+  if (!kindsOverlap(a, b)) return false;
+  if (locationsInteract(a, b)) return true;
+  if (a.kind === "AssignMetadata" && readsLabels(b)) return true;
+  if (b.kind === "AssignMetadata" && readsLabels(a)) return true;
+  return false;
+}
+
+/** A DNS-subdomain policy name for a group (mutator names may have capitals; made unique by a counter). */
+function policyName(prefix: string, group: readonly Mutator[], used: Set<string>): string {
+  const m = group[0]!;
+  let base = `${prefix}${m.kind.toLowerCase()}-${m.id.name}${group.length === 1 ? "" : "-group"}`
+    .toLowerCase()
+    .replace(/[^-a-z0-9.]/g, "-")
+    .replace(/^[^a-z0-9]+/, "")
+    .replace(/[^a-z0-9]+$/, "");
+  if (base === "") base = "gatekeeper";
+  base = base.slice(0, 240);
+  let name = base;
+  for (let i = 2; used.has(name); i++) name = `${base}-${i}`;
+  used.add(name);
+  return name;
+}
+
+/** Guard conditions of one mutator (everything Gatekeeper matches on). */
+function guardConditions(m: Mutator): Condition[] {
+  const out: Condition[] = [];
+  const at = applyToCel(m);
+  if (at !== undefined) out.push({ name: "gatekeeper-apply-to", expression: at });
+  out.push(...matchConditions(m.match));
+  return out;
+}
+
+/** Translates Gatekeeper mutator resources (parsed documents); see the module comment. */
+export function translate(mutators: readonly unknown[], options: TranslateOptions = {}): TranslateResult {
+  const apiVersion = options.apiVersion ?? "v1";
+  const [maj, min] = minVersionOf(options);
+  const hasFlatten = maj > 1 || min >= 34;
+  const failurePolicy = options.failurePolicy ?? "Fail";
+  const prefix = options.namePrefix ?? "gatekeeper-";
+  const catalog = options.catalog ?? ResourceCatalog.builtin();
+  const verdicts: Verdict[] = [];
+  const issues: string[] = [];
+
+  // 1. Gatekeeper's validation.
+  const valid: Mutator[] = [];
+  for (const doc of mutators) {
+    const r = compileMutator(doc);
+    if (r.ok) valid.push(r.mutator);
+    else {
+      const { kind, name } = docName(doc);
+      verdicts.push({
+        mutator: `${kind}/${name}`,
+        kind,
+        name,
+        verdict: "refused",
+        reasons: r.issues.map((i) => ({ path: i.path.toString(), message: `refused: Gatekeeper rejects this mutator: ${i.message}` })),
+        notes: [],
+      });
+    }
+  }
+  valid.sort((a, b) => byteCompare(a.kind, b.kind) || byteCompare(a.id.name, b.id.name));
+  const systemSize = valid.length;
+
+  // 2. Schema conflicts (Gatekeeper skips every mutator involved).
+  const db = new SchemaDB();
+  for (const m of valid) if (hasSchema(m)) db.add(m);
+  const conflicting = new Set(db.conflicts().map(idString));
+
+  // 3. Per-mutator verdicts and expressions.
+  const entries: Entry[] = [];
+  for (const m of valid) {
+    const reasons: VerdictReason[] = [];
+    const notes: string[] = [];
+    if (conflicting.has(idString(m.id))) {
+      notes.push("not emitted: Gatekeeper disables it (conflicting schemas with another mutator of the set)");
+      verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "exact", reasons, notes });
+      continue;
+    }
+    if (m.match.source === "Generated") {
+      notes.push("not emitted: match.source Generated never applies at admission");
+      verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "exact", reasons, notes });
+      continue;
+    }
+    if ((m.kind === "Assign" || m.kind === "AssignMetadata") && m.assign.externalData !== undefined) {
+      reasons.push({
+        path: "spec.parameters.assign.externalData",
+        message: "refused: external data providers are called by Gatekeeper's webhook; a MAP cannot call out",
+      });
+    }
+    for (const [field, sel] of [["spec.match.labelSelector", m.match.labelSelector], ["spec.match.namespaceSelector", m.match.namespaceSelector]] as const) {
+      if (sel === undefined) continue;
+      try {
+        compileSelector(sel);
+      } catch (e) {
+        reasons.push({ path: field, message: `refused: invalid selector (Gatekeeper fails every request it evaluates it on): ${(e as Error).message}` });
+      }
+    }
+    if (reasons.length > 0) {
+      verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "refused", reasons, notes });
+      continue;
+    }
+    const cel = mutationCel(m, new Names());
+    if (cel.usesFlatten && !hasFlatten) {
+      reasons.push({ path: "spec.location", message: "refused: list traversal needs list.flatten() (CEL lists extension), available in MAP from Kubernetes 1.34" });
+      verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "refused", reasons, notes });
+      continue;
+    }
+    const diffs: VerdictReason[] = [];
+    if (m.kind === "ModifySet" && containsNumber(m.values)) {
+      diffs.push({
+        path: "spec.parameters.values.fromList",
+        message: "difference: CEL equality treats an integer and a float with the same value as equal (1 == 1.0); Gatekeeper does not",
+      });
+    }
+    if (m.kind === "Assign" && containsUnsafeInteger(m.assign.value)) {
+      diffs.push({ path: "spec.parameters.assign.value", message: "difference: integers beyond 2^53 become JSON strings in MAP's patch conversion" });
+    }
+    if (failurePolicy === "Ignore") {
+      diffs.push({
+        path: "spec",
+        message: "difference: failurePolicy Ignore drops only the failing policy's mutation; Gatekeeper drops every mutation of the request on any error",
+      });
+    }
+    entries.push({ m, verdict: diffs.length > 0 ? "difference" : "exact", reasons: diffs, notes, expression: cel.expression });
+  }
+
+  // 4. Groups (union-find over the interference relation).
+  const parent = entries.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  for (let i = 0; i < entries.length; i++) {
+    for (let j = i + 1; j < entries.length; j++) {
+      if (interferes(entries[i]!.m, entries[j]!.m)) parent[find(j)] = find(i);
+    }
+  }
+  const groups = new Map<number, Entry[]>();
+  entries.forEach((e, i) => {
+    const r = find(i);
+    if (!groups.has(r)) groups.set(r, []);
+    groups.get(r)!.push(e);
+  });
+
+  // 5. Emit.
+  const policies: JsonObject[] = [];
+  const bindings: JsonObject[] = [];
+  const apiVersionString = `${GROUP}/${apiVersion}`;
+  const usedNames = new Set<string>();
+  for (const group of groups.values()) {
+    const ms = group.map((e) => e.m);
+    const name = policyName(prefix, ms, usedNames);
+    let spec: JsonObject;
+    if (group.length === 1) {
+      const e = group[0]!;
+      const m = e.m;
+      const constraints: JsonObject = { resourceRules: resourceRules(m, catalog), matchPolicy: "Exact" };
+      if (m.match.namespaceSelector !== undefined) constraints.namespaceSelector = m.match.namespaceSelector;
+      const conds = guardConditions(m);
+      spec = {
+        matchConstraints: constraints,
+        ...(conds.length > 0 ? { matchConditions: conds } : {}),
+        failurePolicy,
+        reinvocationPolicy: "IfNeeded",
+        mutations: [{ patchType: "JSONPatch", jsonPatch: { expression: `${header(m)}\n${e.expression!}` } }],
+      };
+    } else {
+      const rules: Record<string, unknown>[] = [];
+      const seen = new Set<string>();
+      for (const m of ms) {
+        for (const r of resourceRules(m, catalog)) {
+          const k = JSON.stringify(r);
+          if (!seen.has(k)) {
+            seen.add(k);
+            rules.push(r);
+          }
+        }
+      }
+      const guarded = group.map((e) => {
+        const conds = guardConditions(e.m).map((c) => `(${c.expression})`);
+        const ns = e.m.match.namespaceSelector !== undefined ? namespaceSelectorGuard(e.m.match.namespaceSelector) : undefined;
+        if (ns !== undefined) conds.push(ns);
+        return conds.length === 0 ? e.expression! : `(${conds.join(" &&\n ")}) ?\n${e.expression!} :\n[]`;
+      });
+      const mutations: JsonObject[] = [];
+      for (let pass = 1; pass <= systemSize; pass++) {
+        group.forEach((e, i) => {
+          mutations.push({
+            patchType: "JSONPatch",
+            jsonPatch: { expression: `${header(e.m, `Gatekeeper pass ${pass} of ${systemSize} (mutator ${i + 1} of ${group.length} in this group)`)}\n${guarded[i]!}` },
+          });
+        });
+      }
+      spec = {
+        matchConstraints: { resourceRules: rules, matchPolicy: "Exact" },
+        failurePolicy,
+        reinvocationPolicy: "IfNeeded",
+        mutations,
+      };
+    }
+    const policy: JsonObject = {
+      apiVersion: apiVersionString,
+      kind: "MutatingAdmissionPolicy",
+      metadata: {
+        name,
+        annotations: { "celmap.io/gatekeeper-mutators": ms.map(mutatorLabel).join(", ") },
+      },
+      spec,
+    };
+    const binding: JsonObject = {
+      apiVersion: apiVersionString,
+      kind: "MutatingAdmissionPolicyBinding",
+      metadata: { name },
+      spec: { policyName: name },
+    };
+    const pv = prepareMutatingAdmissionPolicy(policy, { compileExpression: policyCompileHook });
+    if (!pv.ok) issues.push(`policy ${name}: ${pv.message}`);
+    const bv = prepareMutatingAdmissionPolicyBinding(binding);
+    if (!bv.ok) issues.push(`binding ${name}: ${bv.message}`);
+    policies.push(policy);
+    bindings.push(binding);
+    for (const e of group) {
+      const notes = [...e.notes];
+      if (group.length > 1) {
+        notes.push(
+          `grouped with ${ms.filter((x) => x !== e.m).map(mutatorLabel).join(", ")}: they interact, so one policy reproduces Gatekeeper's order and ${systemSize} passes` +
+            " (a set that never converges is rejected by Gatekeeper but not by the policy)",
+        );
+      }
+      verdicts.push({ mutator: mutatorLabel(e.m), kind: e.m.kind, name: e.m.id.name, verdict: e.verdict, reasons: e.reasons, notes, policy: name });
+    }
+  }
+  return { policies, bindings, verdicts, issues };
+}

@@ -1,0 +1,148 @@
+/**
+ * One mutator's effect as a CEL `list(JSONPatch)` expression (gatekeeper.md §5.5): the
+ * location walk (`location.ts`) with each kind's setter at the end.
+ *
+ * - Assign: set the value (no patch when already equal); terminal keyed node: replace the
+ *   first matching element wholesale or append (a non-map element before the first match is
+ *   Gatekeeper's cast error).
+ * - AssignMetadata: Assign guarded by the built-in MustNotExist on the full location.
+ * - ModifySet: merge appends the values not yet present (duplicates in `fromList` dropped,
+ *   order kept), prune keeps the elements equal to none of the values; a present non-list
+ *   fails as in Gatekeeper.
+ * - AssignImage: Gatekeeper's image parser as CEL string surgery; a present non-string fails.
+ */
+import { defaultSetter } from "../mutators/common.js";
+import type { Mutator } from "../mutators/index.js";
+import type { Condition } from "../path/tester.js";
+import { deepEqual, fromJSON, toJSON, type GoValue } from "../value.js";
+import { mutateImage } from "../image.js";
+import { addOp, celLiteral, celString, errorOp, Names, ptrAppend, ptrIndex, replaceOp } from "./cel.js";
+import { keyMatch, LocationCompiler, type Terminal } from "./location.js";
+
+/** `fromMetadata` as CEL. */
+export function fromMetadataCel(field: string | undefined): string {
+  if (field === "namespace") return `((request.kind.group == "" && request.kind.kind == "Namespace") ? "" : request.?namespace.orValue(""))`;
+  return `object.metadata.?name.orValue("")`;
+}
+
+const MARKER = "\u0000celmap-run-time-value\u0000";
+
+function valueTerminal(valueCel: string, staticValue: GoValue, marker: { text: string; expr: string } | undefined, cond: (d: number) => Condition | undefined, lastDepth: number): Terminal {
+  return {
+    present: (cur, key, ptr) => `(${cur}[${celString(key)}] == ${valueCel} ? [] : ${addOp(ptr, valueCel)})`,
+    missing: (ptr) => addOp(ptr, valueCel),
+    keyedTerminal: (cur, node, ptr, names) => {
+      const j = names.next("i");
+      const e = names.next("e");
+      const ix = names.next("ix");
+      const c = cond(lastDepth);
+      const missing = c === "MustExist" ? "[]" : addOp(ptrAppend(ptr), valueCel);
+      const present =
+        c === "MustNotExist" ? "[]" : `(${cur}[${ix}[0]] == ${valueCel} ? [] : ${replaceOp(ptrIndex(ptr, `${ix}[0]`), valueCel)})`;
+      return (
+        `[${cur}.transformList(${j}, ${e}, type(${e}) != map || (${keyMatch(e, node)}), ${j})].map(${ix},\n` +
+        `  size(${ix}) == 0 ? ${missing} :\n` +
+        `  type(${cur}[${ix}[0]]) != map ? ${errorOp("cast error, unable to cast a list element to map[string]interface{}")} :\n` +
+        `  ${present})[0]`
+      );
+    },
+    setter: defaultSetter(staticValue),
+    ...(marker !== undefined ? { marker } : {}),
+  };
+}
+
+function dedupe(vals: readonly GoValue[]): GoValue[] {
+  const out: GoValue[] = [];
+  for (const v of vals) if (!out.some((x) => deepEqual(x, v))) out.push(v);
+  return out;
+}
+
+/** The CEL of `NEW(s)` for AssignImage (D, P, T folded in). */
+export function imageCel(s: string, domain: string, path: string, tag: string, names: Names): string {
+  const hasDom = `(${s}.matches("^[^/]*[.:][^/]*/") || ${s}.startsWith("localhost/"))`;
+  if (domain !== "" && path !== "" && tag !== "") return celString(`${domain}/${path}${tag}`);
+  const domPart = domain !== "" ? celString(`${domain}/`) : `(${hasDom} ? ${s}.substring(0, ${s}.indexOf("/") + 1) : "")`;
+  const r = names.next("r");
+  const tagRe = celString("[:@][\\s\\S]*");
+  const pathPart = path !== "" ? celString(path) : `${r}.substring(0, size(${r}) - size(${r}.find(${tagRe})))`;
+  const tagPart = tag !== "" ? celString(tag) : `${r}.find(${tagRe})`;
+  return `${domPart} + [${hasDom} ? ${s}.substring(${s}.indexOf("/") + 1) : ${s}].map(${r}, ${pathPart} + ${tagPart})[0]`;
+}
+
+export interface MutationCel {
+  readonly expression: string;
+  readonly usesFlatten: boolean;
+}
+
+/** The mutator's patch expression (no match guard). Throws for external data (refused earlier). */
+export function mutationCel(m: Mutator, names: Names): MutationCel {
+  const cond = (d: number) => m.tester.conditionAt(d);
+  const lastDepth = m.path.nodes.length - 1;
+  let terminal: Terminal;
+  switch (m.kind) {
+    case "Assign":
+    case "AssignMetadata": {
+      const a = m.assign;
+      if (a.externalData !== undefined) throw new Error("external data cannot be translated");
+      if (a.fromMetadata !== undefined) {
+        const expr = fromMetadataCel(a.fromMetadata.field);
+        terminal = valueTerminal(expr, MARKER, { text: MARKER, expr }, cond, lastDepth);
+      } else {
+        terminal = valueTerminal(celLiteral(a.value), fromJSON(a.value), undefined, cond, lastDepth);
+      }
+      break;
+    }
+    case "ModifySet": {
+      const vals = m.values;
+      const valsCel = celLiteral(vals === null ? null : toJSON(vals as GoValue));
+      const dv = vals === null ? [] : dedupe(vals);
+      const dvCel = celLiteral(toJSON(dv));
+      const notAList = errorOp("the value at the location is not a list of values, cannot treat it as a set");
+      const setter = m.setter({}, { username: "" });
+      if (m.operation === "merge") {
+        terminal = {
+          present: (cur, key, ptr, nm) => {
+            const x = `${cur}[${celString(key)}]`;
+            if (dv.length === 0) return `(type(${x}) != list ? ${notAList} : [])`;
+            const v = nm.next("v");
+            return `(type(${x}) != list ? ${notAList} :\n  ${dvCel}.exists(${v}, !(${v} in ${x})) ? ${addOp(ptr, `${x} + ${dvCel}.filter(${v}, !(${v} in ${x}))`)} : [])`;
+          },
+          missing: (ptr) => addOp(ptr, valsCel),
+          setter,
+        };
+      } else {
+        terminal = {
+          present: (cur, key, ptr, nm) => {
+            const x = `${cur}[${celString(key)}]`;
+            if (dv.length === 0) return `(type(${x}) != list ? ${notAList} : [])`;
+            const v = nm.next("v");
+            return `(type(${x}) != list ? ${notAList} :\n  ${x}.exists(${v}, ${v} in ${dvCel}) ? ${addOp(ptr, `${x}.filter(${v}, !(${v} in ${dvCel}))`)} : [])`;
+          },
+          missing: () => "[]",
+          setter,
+        };
+      }
+      break;
+    }
+    case "AssignImage": {
+      const { assignDomain: d, assignPath: p, assignTag: t } = m;
+      terminal = {
+        present: (cur, key, ptr, nm) => {
+          const x = `${cur}[${celString(key)}]`;
+          const s = nm.next("s");
+          const n = nm.next("n");
+          return (
+            `(type(${x}) != string ? ${errorOp("expected value at AssignImage location to be a string")} :\n` +
+            `  [string(${x})].map(${s}, [${imageCel(s, d, p, t, nm)}].map(${n}, ${n} == ${s} ? [] : ${addOp(ptr, n)})[0])[0])`
+          );
+        },
+        missing: (ptr) => addOp(ptr, celString(mutateImage(d, p, t, ""))),
+        setter: m.setter({}, { username: "" }),
+      };
+      break;
+    }
+  }
+  const lc = new LocationCompiler(m.path, m.tester, terminal, names);
+  const expression = lc.compile();
+  return { expression, usesFlatten: lc.usesFlatten };
+}

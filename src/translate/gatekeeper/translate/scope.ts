@@ -1,0 +1,155 @@
+/**
+ * Gatekeeper's `applyTo` and `match` as MAP scoping (gatekeeper.md §5.2): resource rules for
+ * `matchConstraints`, the namespaceSelector, and CEL predicates (usable as matchConditions —
+ * `object`, `request` only — or as guards inside a mutation expression).
+ *
+ * With `K = request.kind`, `IS_NS = K.group == "" && K.kind == "Namespace"`, the
+ * "namespace" Gatekeeper matches `namespaces`/`excludedNamespaces` against is
+ * `IS_NS ? object.metadata.name : request.?namespace.orValue("")` ("" = cluster-scoped: always passes).
+ */
+import type { ResourceCatalog } from "../../../admission/index.js";
+import { compileSelector } from "../labels.js";
+import { effectiveOperations } from "../match.js";
+import type { Mutator } from "../mutators/index.js";
+import type { LabelSelector, Match } from "../types.js";
+import { celString } from "./cel.js";
+
+export const IS_NS = `(request.kind.group == "" && request.kind.kind == "Namespace")`;
+const NS = `(${IS_NS} ? object.metadata.?name.orValue("") : request.?namespace.orValue(""))`;
+const LABELS = `object.metadata.?labels.orValue({})`;
+
+/** A named CEL predicate. */
+export interface Condition {
+  readonly name: string;
+  readonly expression: string;
+}
+
+/** A Gatekeeper wildcard applied to the CEL string `x`. */
+export function wildcardCel(w: string, x: string): string {
+  const pre = w.startsWith("*");
+  const suf = w.endsWith("*");
+  if (pre && suf) {
+    const mid = w.replace(/^\*/, "").replace(/\*$/, "");
+    return mid === "" ? "true" : `${x}.contains(${celString(mid)})`;
+  }
+  if (pre) return `${x}.endsWith(${celString(w.slice(1))})`;
+  if (suf) return `${x}.startsWith(${celString(w.slice(0, -1))})`;
+  return `${x} == ${celString(w)}`;
+}
+
+function generateNameCel(w: string, x: string): string | undefined {
+  const pre = w.startsWith("*");
+  const suf = w.endsWith("*");
+  if (suf) return wildcardCel(w, x);
+  void pre;
+  return undefined;
+}
+
+/** A label selector on the CEL map `labels` (throws apimachinery's error for invalid selectors). */
+export function selectorCel(sel: LabelSelector, labels: string): string {
+  const c = compileSelector(sel);
+  if (c.everything) return "true";
+  const parts = c.reqs.map((r) => {
+    const k = celString(r.key);
+    const vals = `[${r.values.map(celString).join(", ")}]`;
+    switch (r.op) {
+      case "Equals":
+        return `(${k} in ${labels} && ${labels}[${k}] == ${celString(r.values[0]!)})`;
+      case "In":
+        return `(${k} in ${labels} && ${labels}[${k}] in ${vals})`;
+      case "NotIn":
+        return `(!(${k} in ${labels}) || !(${labels}[${k}] in ${vals}))`;
+      case "Exists":
+        return `(${k} in ${labels})`;
+      case "DoesNotExist":
+        return `!(${k} in ${labels})`;
+    }
+  });
+  return parts.join(" && ");
+}
+
+/** `applyTo` (GVK and operation in the same entry) as CEL. */
+export function applyToCel(m: Mutator): string | undefined {
+  if (m.kind === "AssignMetadata") return undefined;
+  const alts = m.applyTo.map((a) => {
+    const ops = effectiveOperations(a).filter((o) => o === "CREATE" || o === "UPDATE");
+    const list = (xs: readonly string[] | undefined) => `[${(xs ?? []).map(celString).join(", ")}]`;
+    return `(request.kind.group in ${list(a.groups)} && request.kind.version in ${list(a.versions)} && request.kind.kind in ${list(a.kinds)} && request.operation in ${list(ops)})`;
+  });
+  return alts.length === 0 ? "false" : alts.join(" ||\n  ");
+}
+
+/**
+ * The `match` criteria except `namespaceSelector` (which goes to matchConstraints or, in a
+ * bundle, to {@link namespaceSelectorGuard}) as named predicates, in Gatekeeper's order.
+ */
+export function matchConditions(match: Match): Condition[] {
+  const out: Condition[] = [];
+  const kinds = match.kinds ?? [];
+  if (kinds.length > 0) {
+    const alts = kinds.map((k) => {
+      const ks = k.kinds ?? [];
+      const gs = k.apiGroups ?? [];
+      const kindOk = ks.length === 0 || ks.includes("*") ? "true" : `request.kind.kind in [${ks.map(celString).join(", ")}]`;
+      const groupOk = gs.length === 0 || gs.includes("*") ? "true" : `request.kind.group in [${gs.map(celString).join(", ")}]`;
+      return kindOk === "true" && groupOk === "true" ? "true" : kindOk === "true" ? groupOk : groupOk === "true" ? kindOk : `(${kindOk} && ${groupOk})`;
+    });
+    if (!alts.includes("true")) out.push({ name: "gatekeeper-match-kinds", expression: alts.join(" || ") });
+  }
+  if (match.scope === "Cluster") out.push({ name: "gatekeeper-match-scope", expression: `${IS_NS} || request.?namespace.orValue("") == ""` });
+  if (match.scope === "Namespaced") out.push({ name: "gatekeeper-match-scope", expression: `!${IS_NS} && request.?namespace.orValue("") != ""` });
+  const nss = match.namespaces ?? [];
+  if (nss.length > 0) {
+    out.push({ name: "gatekeeper-match-namespaces", expression: `${NS} == "" || ${nss.map((w) => wildcardCel(w, NS)).join(" || ")}` });
+  }
+  const ex = match.excludedNamespaces ?? [];
+  if (ex.length > 0) {
+    out.push({ name: "gatekeeper-match-excluded-namespaces", expression: `${NS} == "" || !(${ex.map((w) => wildcardCel(w, NS)).join(" || ")})` });
+  }
+  if (match.labelSelector !== undefined) {
+    const s = selectorCel(match.labelSelector, LABELS);
+    if (s !== "true") out.push({ name: "gatekeeper-match-label-selector", expression: s });
+  }
+  if (match.name !== undefined && match.name !== "") {
+    const w = match.name;
+    const byName = wildcardCel(w, `object.metadata.?name.orValue("")`);
+    const byGen = generateNameCel(w, `object.metadata.?generateName.orValue("")`);
+    out.push({ name: "gatekeeper-match-name", expression: byGen === undefined ? byName : `${byName} || ${byGen}` });
+  }
+  return out;
+}
+
+/** namespaceSelector evaluated inside a mutation (namespaceObject is bound there). */
+export function namespaceSelectorGuard(sel: LabelSelector): string | undefined {
+  const onNs = selectorCel(sel, LABELS);
+  if (onNs === "true") return undefined;
+  const onParent = selectorCel(sel, `namespaceObject.metadata.?labels.orValue({})`);
+  return `(${IS_NS} ? (${onNs}) : (request.?namespace.orValue("") == "" || namespaceObject == null || (${onParent})))`;
+}
+
+/** A resource rule per `applyTo` entry (resources from the catalog, `*` when the kind is unknown). */
+export function resourceRules(m: Mutator, catalog: ResourceCatalog): Record<string, unknown>[] {
+  if (m.kind === "AssignMetadata") {
+    return [{ apiGroups: ["*"], apiVersions: ["*"], resources: ["*"], operations: ["CREATE", "UPDATE"], scope: "*" }];
+  }
+  return m.applyTo.map((a) => {
+    const ops = effectiveOperations(a).filter((o) => o === "CREATE" || o === "UPDATE");
+    const resources = new Set<string>();
+    for (const g of a.groups ?? []) {
+      for (const v of a.versions ?? []) {
+        for (const k of a.kinds ?? []) {
+          const info = catalog.resourceForKind({ group: g, version: v, kind: k });
+          resources.add(info === undefined ? "*" : info.gvr.resource);
+        }
+      }
+    }
+    const res = resources.has("*") ? ["*"] : [...resources].sort();
+    return {
+      apiGroups: [...new Set(a.groups ?? [])],
+      apiVersions: [...new Set(a.versions ?? [])],
+      resources: res,
+      operations: ops.length > 0 ? ops : ["CREATE", "UPDATE"],
+      scope: "*",
+    };
+  });
+}
