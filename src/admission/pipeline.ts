@@ -183,7 +183,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
             failure !== undefined
               ? { code: 500, reason: "InternalError", message: `Internal error occurred: ${failure}` }
               : { code: 404, reason: "NotFound", message: `namespaces ${JSON.stringify(namespaceName)} not found` };
-          passes.push({ pass, selection: selection.trace, invocations: [], reinvocationRequested: false });
+          passes.push({ pass, selection: selection.trace, invocations: [], reinvocationRequested: false, errors: [] });
           return finish(false, status);
         }
         namespaceObject = ns;
@@ -206,26 +206,30 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
         // A defect in celmap (never a policy outcome): reported as the apiserver reports panics.
         const message = `Internal error occurred: celmap: ${e instanceof Error ? e.message : String(e)}`;
         notes.push(message);
-        passes.push({ pass, selection: selection.trace, invocations: [], reinvocationRequested: false });
+        passes.push({ pass, selection: selection.trace, invocations: [], reinvocationRequested: false, errors: [] });
         return finish(false, { code: 500, reason: "InternalError", message });
       }
       passTrace.invocations = r.invocations;
       object = r.object;
       requested = r.reinvocationRequested;
       if (r.status !== undefined) {
-        passes.push({ pass, selection: selection.trace, invocations: r.invocations, reinvocationRequested: false });
+        passes.push({ pass, selection: selection.trace, invocations: r.invocations, reinvocationRequested: false, errors: [] });
         return finish(false, statusOf(r.status));
       }
       errors.push(...r.errors);
       // The deferred SetLastPolicyInvocationOutput of the dispatcher.
       reinvocation.setLastOutput(object);
     }
-    passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested });
     const kept: PolicyError<P, B>[] = [];
+    const passErrors: { message: string; ignored: boolean }[] = [];
     for (const e of errors) {
-      if (e.policy.spec.failurePolicy === "Ignore") ignoredErrors.push(formatPolicyError(e.policy.metadata.name, e.binding?.metadata.name, e.message));
+      const message = formatPolicyError(e.policy.metadata.name, e.binding?.metadata.name, e.message);
+      const ignored = e.policy.spec.failurePolicy === "Ignore";
+      passErrors.push({ message, ignored });
+      if (ignored) ignoredErrors.push(message);
       else kept.push(e);
     }
+    passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested, errors: passErrors });
     if (kept.length > 0) return finish(false, denial(request, kept));
     if (!requested) break;
   }

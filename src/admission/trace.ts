@@ -64,6 +64,11 @@ export interface PassTrace {
   readonly invocations: readonly InvocationTrace[];
   /** Whether this pass asked for the chain to be reinvoked. */
   readonly reinvocationRequested: boolean;
+  /**
+   * The policy errors of this pass, formatted as in the 403 (`policy 'p' with binding 'b' denied
+   * request: …`), in order; `ignored` when the policy's failurePolicy is Ignore.
+   */
+  readonly errors: readonly { readonly message: string; readonly ignored: boolean }[];
 }
 
 export interface Trace {
