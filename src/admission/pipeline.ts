@@ -25,6 +25,9 @@
  * admission plugins are modelled, so nothing else changes the object between passes.
  *
  * MAP emits no warnings and no audit annotations: `warnings` is always empty (kept for the API).
+ * Numbers: objects are plain JSON in which an integer may be a `bigint` (exact int64, e.g. from
+ * `loadPaths(..., {numbers: "cel"})`); results keep whatever the inputs and CEL produced, so
+ * serialise them with a bigint-aware writer.
  * Pure: no file or network access; everything comes in through the context.
  */
 import { cachingAuthorizer, OFFLINE_AUTHORIZER, type Authorizer } from "../cel/k8s/authz.js";
