@@ -4,6 +4,7 @@
  */
 import { celConformanceSuite, celParseSuite, loadAstToProto, loadExtensionLibraries } from "./cel/runner.js";
 import { ProtoTypeProvider } from "./cel/proto-types.js";
+import { gatekeeperSuites } from "./gatekeeper/runner.js";
 import { mapSuites } from "./map/runner.js";
 import type { Suite } from "./suite.js";
 
@@ -16,5 +17,5 @@ export async function loadSuites(notes: string[] = []): Promise<Suite[]> {
   if (ast.problem !== undefined) notes.push(`parser suite: ${ast.problem}`);
   const provider = new ProtoTypeProvider();
   // TODO(map, gatekeeper): add the MAP and Gatekeeper case files (../shared/conformance/*.yaml) as suites here.
-  return [celConformanceSuite({ provider, libraries: ext.libraries }), celParseSuite(ast.convert, ast.problem), ...mapSuites()];
+  return [celConformanceSuite({ provider, libraries: ext.libraries }), celParseSuite(ast.convert, ast.problem), ...mapSuites(), ...gatekeeperSuites()];
 }
