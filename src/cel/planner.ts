@@ -292,6 +292,8 @@ class Planner {
   private readonly folding: boolean;
   private readonly libCosts: ReadonlyMap<string, import("./decls.js").OverloadCost>;
   private costedFns: Set<string> | undefined;
+  /** What a deferred call (`plainExpr(x, true)`) left for its caller to charge. */
+  private pendingOut = 0;
 
   constructor(
     private readonly env: Env,
@@ -558,7 +560,7 @@ class Planner {
     }
   }
 
-  private plainExpr(e: Expr): Ev {
+  private plainExpr(e: Expr, defer = false): Ev {
     switch (e.kind) {
       case "const": {
         const c = e.value;
@@ -570,7 +572,7 @@ class Planner {
       case "select":
         return this.select(e);
       case "call":
-        return this.call(e);
+        return this.call(e, defer);
       case "list":
         return this.list(e.elements, e.optionalIndices);
       case "map":
@@ -1066,8 +1068,7 @@ class Planner {
     // The tracking variant charges what cel-go's fold would: the loop condition and the
     // step's accumulator reads, literals and calls per iteration, and the result's read.
     const T = this.tracking;
-    const iterate = (f: Frame, each: (f: Frame) => boolean): void => {
-      const r = range(f);
+    const run = (r: CelValue, f: Frame, each: (f: Frame) => boolean): void => {
       if (Array.isArray(r)) {
         for (let i = 0; i < r.length; i++) {
           if (two) {
@@ -1084,6 +1085,25 @@ class Planner {
         }
       } else throw rangeError(r, two);
     };
+    // Tracking, loops without early exit (map, filter): when the fixed cost of every
+    // iteration (`perIter`) fits in what is left of the limit, it is charged before
+    // the loop, and the iterations skip it (`upfront`); otherwise each iteration
+    // charges it. Either way the total is exact, and an exceeded limit stops the loop.
+    let upfront = false;
+    const iterate = (f: Frame, each: (f: Frame) => boolean, perIter = 0): void => {
+      const r = range(f);
+      if (perIter === 0) return run(r, f, each);
+      const n = Array.isArray(r) ? r.length : r instanceof Map ? r.size : 0;
+      const total = n * perIter;
+      const saved = upfront;
+      upfront = COST.acc + total <= COST.limit;
+      if (upfront) COST.acc += total;
+      try {
+        run(r, f, each);
+      } finally {
+        upfront = saved;
+      }
+    };
 
     // exists: init false, cond @not_strictly_false(!accu), step accu || P.
     // all:    init true,  cond @not_strictly_false(accu),  step accu && P.
@@ -1093,10 +1113,13 @@ class Planner {
       const condOk = isExists ? call(condArg, Op.not, 1) && isAccu(condArg.args[0]!) : isAccu(condArg);
       const op = isExists ? Op.logicalOr : Op.logicalAnd;
       if (condOk && call(step, op, 2) && isAccu(step.args[0]!) && !mentions(step.args[1]!, accu)) {
-        const pred = this.expr(step.args[1]!);
+        const predPart = this.exprPending(step.args[1]!);
+        const pred = predPart.ev;
         const stop = isExists; // exists stops on true, all stops on false
         // @not_strictly_false(accu) or @not_strictly_false(!accu): 2 or 3.
         const condCost = isExists ? 3 : 2;
+        // The condition, the accumulator read and what the predicate leaves to its caller.
+        const iterCost = condCost + 1 + predPart.pending;
         return (f) => {
           let err: unknown;
           let done = false;
@@ -1107,7 +1130,7 @@ class Planner {
                 charge(condCost);
                 return false;
               }
-              charge(condCost + 1);
+              charge(iterCost);
             }
             let v: CelValue;
             try {
@@ -1154,7 +1177,9 @@ class Planner {
       ) {
         const elemPart = this.staticPart(add.args[1]!.elements[0]!);
         const elem = elemPart.ev;
-        const pred = c === undefined ? undefined : this.expr(c);
+        const predPart = c === undefined ? undefined : this.exprPending(c);
+        const pred = predPart?.ev;
+        const predCost = predPart?.pending ?? 0;
         // accu + [E]: the accumulator read, the one-element list (unless folded) and add_list
         // (and E itself when its cost is static).
         const stepCost = 2 + (this.isConstLiteral(add.args[1]!) ? 0 : LIST_CREATE_BASE_COST) + elemPart.pending;
@@ -1164,17 +1189,21 @@ class Planner {
             const out: CelValue[] = [];
             let err: unknown;
             if (T) charge(initCost);
-            iterate(f, (fr) => {
-              if (T) charge(stepCost);
-              try {
-                const v = elem(fr);
-                if (err === undefined) out.push(v);
-              } catch (x) {
-                if (!absorbable(x)) throw x;
-                err ??= x; // `error + [x]` keeps the first error
-              }
-              return true;
-            });
+            iterate(
+              f,
+              (fr) => {
+                if (T && !upfront) charge(stepCost);
+                try {
+                  const v = elem(fr);
+                  if (err === undefined) out.push(v);
+                } catch (x) {
+                  if (!absorbable(x)) throw x;
+                  err ??= x; // `error + [x]` keeps the first error
+                }
+                return true;
+              },
+              T ? stepCost : 0,
+            );
             if (T) charge(1);
             if (err !== undefined) throw err;
             return out;
@@ -1185,9 +1214,10 @@ class Planner {
           let err: unknown;
           if (T) charge(initCost);
           iterate(f, (fr) => {
+            if (T && !upfront && predCost !== 0) charge(predCost);
             let cv: CelValue;
             try {
-              cv = pred(fr);
+              cv = pred!(fr);
             } catch (x) {
               if (!absorbable(x)) throw x;
               err = x; // the conditional's own error replaces the accumulator
@@ -1207,7 +1237,7 @@ class Planner {
               }
             }
             return true;
-          });
+          }, T ? predCost : 0);
           if (T) charge(1);
           if (err !== undefined) throw err;
           return out;
@@ -1287,7 +1317,11 @@ class Planner {
 
   // ------------------------------------------------------------------ calls
 
-  private call(e: CallExpr): Ev {
+  /**
+   * `defer` (tracking only): the caller charges the cost this call would charge
+   * itself up front, as far as it is fixed; the amount is left in `pendingOut`.
+   */
+  private call(e: CallExpr, defer = false): Ev {
     const fn = e.fn;
     if (e.target === undefined) {
       switch (fn) {
@@ -1328,7 +1362,7 @@ class Planner {
         case Op.equals:
         case Op.notEquals:
           if (e.args.length === 2 && !this.userOverloads(fn, ["equals", "not_equals"])) {
-            return this.tracking ? this.trackedEquality(e) : this.equality(e);
+            return this.tracking ? this.trackedEquality(e, defer) : this.equality(e);
           }
           break;
         case Op.index:
@@ -1389,7 +1423,7 @@ class Planner {
       const special = this.optionalOr(e);
       if (special !== undefined) return this.own(1, special);
     }
-    return this.functionCall(e);
+    return this.functionCall(e, defer);
   }
 
   /** In the tracking variant, charges a node's own fixed cost after it evaluated. */
@@ -1403,7 +1437,7 @@ class Planner {
   }
 
   /** `==`/`!=` charging ceil(min(size) × 0.1) (cel-go `evalEq`/`evalNe`, overload `equals`). */
-  private trackedEquality(e: CallExpr): Ev {
+  private trackedEquality(e: CallExpr, defer = false): Ev {
     const neg = e.fn === Op.notEquals;
     const [x0, y0] = e.args as [Expr, Expr];
     const sc = (z: Expr): string | undefined => (z.kind === "const" && z.value.kind === "string" ? z.value.value : undefined);
@@ -1416,6 +1450,19 @@ class Planner {
       const c = cy;
       // A host object on the left decides `==` itself (as in `equality`).
       const constRight = sc(y0) !== undefined;
+      if (defer) {
+        // The caller charges p + 1 up front; only a size other than 1..10 changes that.
+        this.pendingOut = p + 1;
+        return (f) => {
+          const v = ev(f);
+          const r = constRight && v instanceof CelObject ? celEquals(v, c) : v === c;
+          if (typeof v !== "string" || v.length === 0 || v.length > 10) {
+            const d = equalityCost(v, c) - 1;
+            if (d !== 0) charge(d);
+          }
+          return neg ? !r : r;
+        };
+      }
       return (f) => {
         const v = ev(f);
         const r = constRight && v instanceof CelObject ? celEquals(v, c) : v === c;
@@ -1432,6 +1479,18 @@ class Planner {
       const ev = other.ev;
       const p = other.pending;
       const eq = constRight ? (v: CelValue) => celEquals(v, iy) : (v: CelValue) => celEquals(iy, v);
+      if (defer) {
+        // The caller charges p + 1 up front: exact for an int operand.
+        this.pendingOut = p + 1;
+        return (f) => {
+          const v = ev(f);
+          if (typeof v === "bigint") return neg ? v !== iy : v === iy;
+          const r = eq(v);
+          const d = equalityCost(v, iy) - 1;
+          if (d !== 0) charge(d);
+          return neg ? !r : r;
+        };
+      }
       return (f) => {
         const v = ev(f);
         let r: boolean;
@@ -1684,7 +1743,7 @@ class Planner {
     return undefined;
   }
 
-  private functionCall(e: CallExpr): Ev {
+  private functionCall(e: CallExpr, defer = false): Ev {
     let decl: FunctionDecl | undefined;
     let member = e.target !== undefined;
     let argExprs: readonly Expr[] = e.args;
@@ -1747,9 +1806,15 @@ class Planner {
       };
     }
     if (this.tracking) {
-      // Each overload's implementation charges the call's cost after it ran.
+      // Each overload's implementation charges the call's cost after it ran; a
+      // deferred call of fixed cost leaves it all to the caller and runs unwrapped.
       const costId = this.costOverloadId(e);
-      overloads = overloads.map((o) => ({ ...o, impl: this.chargingImpl(o, costId, pending) }));
+      const fixed = !overloads.some((o) => this.libCosts.get(o.id)?.actual !== undefined) && stdCostFunction(costId) === undefined && costId !== "add_string";
+      if (defer && fixed) {
+        this.pendingOut = pending + 1;
+      } else {
+        overloads = overloads.map((o) => ({ ...o, impl: this.chargingImpl(o, costId, pending) }));
+      }
       if (overloads.length === 1) {
         const o = overloads[0]!;
         if (concrete || o.params.every(isOpenType)) return callDirect(o.impl!, args);
@@ -1845,6 +1910,23 @@ class Planner {
           return r;
         };
     }
+  }
+
+  /**
+   * Tracking: the closure of `x` with the part of its cost that is known before
+   * it runs left to the caller (`pending`), so that a loop charges it once per
+   * iteration with its own bookkeeping: static subtrees, `==` against a constant,
+   * calls of fixed cost.
+   */
+  private exprPending(x: Expr): { ev: Ev; pending: number } {
+    if (!this.tracking) return { ev: this.expr(x), pending: 0 };
+    if (this.staticCost(x) !== undefined) return this.staticPart(x);
+    if (x.kind !== "call") return { ev: this.expr(x), pending: 0 };
+    this.pendingOut = 0;
+    const ev = this.plainExpr(x, true);
+    const pending = this.pendingOut;
+    this.pendingOut = 0;
+    return { ev, pending };
   }
 
   /** Tracking: a subtree of static cost planned untracked, its cost left to the caller to charge. */
