@@ -271,6 +271,19 @@ describe("matchConditions", () => {
     });
     expect(annotations(run([a, b]))).toEqual({ b: "ran" });
   });
+  it("share a 2,500,000 budget: running out is an error under Fail, a skip under Ignore", () => {
+    const heavy = mc(["a", "lists.range(180000).all(x, x >= 0)"], ["b", "lists.range(180000).all(x, x >= 0)"], ["c", "lists.range(180000).all(x, x >= 0)"]);
+    const r = run([policy({ mutations: [SET_LABEL], matchConditions: heavy })]);
+    expect(r.status?.message).toBe(
+      "policy 'p' with binding 'p' denied request: validation failed due to running out of cost budget, no further validation rules will be run",
+    );
+    expect(r.trace.passes[0]!.invocations[0]!.matchConditions.map((m) => m.result)).toEqual([true, true, "error"]);
+    const ignored = run([policy({ mutations: [SET_LABEL], matchConditions: heavy, failurePolicy: "Ignore" })]);
+    expect(ignored.allowed).toBe(true);
+    expect(labels(ignored)).toBeUndefined();
+    // Two of them fit.
+    expect(labels(run([policy({ mutations: [SET_LABEL], matchConditions: heavy.slice(0, 2) })]))).toEqual({ x: "y" });
+  });
   it("a compile error reads 'compilation error: …'", () => {
     const r = run([policy({ mutations: [SET_LABEL], matchConditions: mc(["c", "1 +"]) })]);
     expect(r.status?.message).toContain("denied request: compilation error: compilation failed: ERROR: <input>:1:4");
