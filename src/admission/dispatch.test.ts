@@ -301,6 +301,16 @@ describe("variables", () => {
     ]);
     expect(r.status?.message).toContain('resulted in error: composited variable "bad" fails to evaluate: no such key: nope');
   });
+  it("count against the mutation's 10,000,000 budget (each within its own per-call limit)", () => {
+    const vars = Array.from({ length: 11 }, (_, i) => ({ name: `v${i}`, expression: "lists.range(190000).all(x, x >= 0)" }));
+    const all = vars.map((v) => `variables.${v.name}`).join(" && ");
+    const r = run([policy({ mutations: [`Object{metadata: Object.metadata{labels: {"ok": string(${all})}}}`], variables: vars })]);
+    expect(r.status?.message).toBe(
+      "policy 'p' with binding 'p' denied request: validation failed due to running out of cost budget, no further validation rules will be run",
+    );
+    const ten = vars.slice(0, 10).map((v) => `variables.${v.name}`).join(" && ");
+    expect(labels(run([policy({ mutations: [`Object{metadata: Object.metadata{labels: {"ok": string(${ten})}}}`], variables: vars })]))).toEqual({ ok: "true" });
+  });
   it("chain and see params and namespaceObject", () => {
     const p = policy({
       mutations: ['Object{metadata: Object.metadata{labels: {"v": variables.b}}}'],
