@@ -1581,9 +1581,42 @@ class Planner {
   }
 
   private logical(e: CallExpr, isOr: boolean): Ev {
+    const short = isOr; // the value that decides: true for ||, false for &&
+    if (this.tracking) {
+      // Each operand's fixed cost is charged when it has been evaluated.
+      const ap = this.exprPending(e.args[0]!);
+      const bp = this.exprPending(e.args[1]!);
+      const a = ap.ev;
+      const b = bp.ev;
+      const pa = ap.pending;
+      const pb = bp.pending;
+      return (f) => {
+        let err: unknown;
+        try {
+          const l = a(f);
+          charge(pa);
+          if (l === short) return short;
+          if (l !== !short) err = new CelEvalError(NO_OVERLOAD_LOGIC);
+        } catch (x) {
+          if (!absorbable(x)) throw x;
+          err = x;
+        }
+        let r: CelValue;
+        try {
+          r = b(f);
+          charge(pb);
+        } catch (x) {
+          if (!absorbable(x)) throw x;
+          throw err ?? x;
+        }
+        if (r === short) return short;
+        if (err !== undefined) throw err;
+        if (r !== !short) throw new CelEvalError(NO_OVERLOAD_LOGIC);
+        return !short;
+      };
+    }
     const a = this.expr(e.args[0]!);
     const b = this.expr(e.args[1]!);
-    const short = isOr; // the value that decides: true for ||, false for &&
     return (f) => {
       let err: unknown;
       try {
@@ -1609,6 +1642,31 @@ class Planner {
   }
 
   private conditional(e: CallExpr): Ev {
+    if (this.tracking) {
+      // The condition's and the taken branch's fixed costs are charged together.
+      const cp = this.exprPending(e.args[0]!);
+      const tp = this.branchPending(e.args[1]!);
+      const op = this.branchPending(e.args[2]!);
+      const c = cp.ev;
+      const t = tp.ev;
+      const o = op.ev;
+      const ct = cp.pending + tp.pending;
+      const co = cp.pending + op.pending;
+      const cc = cp.pending;
+      return (f) => {
+        const v = c(f);
+        if (v === true) {
+          charge(ct);
+          return t(f);
+        }
+        if (v === false) {
+          charge(co);
+          return o(f);
+        }
+        charge(cc);
+        throw new CelEvalError(NO_OVERLOAD_LOGIC);
+      };
+    }
     const c = this.expr(e.args[0]!);
     const t = this.branch(e.args[1]!);
     const o = this.branch(e.args[2]!);
@@ -1627,6 +1685,19 @@ class Planner {
    */
   private discountable(x: Expr): boolean {
     return this.isAttribute(x) && !(x.kind === "select" && x.testOnly) && !(x.kind === "call" && x.fn === Op.conditional);
+  }
+
+  /** A branch with its static cost (less the attribute discount) left to the caller. */
+  private branchPending(x: Expr): { ev: Ev; pending: number } {
+    if (this.discountable(x)) {
+      const s = this.staticCost(x);
+      if (s !== undefined && s >= 1) {
+        const p = this.staticPart(x);
+        return { ev: p.ev, pending: p.pending - 1 };
+      }
+      return { ev: this.branch(x), pending: 0 };
+    }
+    return this.exprPending(x);
   }
 
   private branch(x: Expr): Ev {
