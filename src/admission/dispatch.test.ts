@@ -378,6 +378,16 @@ describe("requests", () => {
     expect(r.status).toBeUndefined();
     expect(labels(r)).toEqual({ old: "1", op: "UPDATE" });
   });
+  it("a built-in is seen as its Go struct converts: metadata.creationTimestamp null, spec/status present", () => {
+    const pod: JsonObject = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" }, spec: { containers: [{ name: "c", image: "i" }] } };
+    const p = policy({
+      mutations: ['Object{metadata: Object.metadata{labels: {"ts": string(object.metadata.creationTimestamp == null), "status": string(has(object.status))}}}'],
+    });
+    const r = run([p], pod);
+    expect(labels(r)).toEqual({ ts: "true", status: "true" });
+    // ... but the admitted object gains nothing but the label.
+    expect(r.patch).toEqual([{ op: "add", path: "/metadata/labels", value: { ts: "true", status: "true" } }]);
+  });
   it("CREATE: oldObject is null; request.dryRun and userInfo are visible", () => {
     const p = policy({ mutations: ['Object{metadata: Object.metadata{labels: {"old": string(oldObject == null), "dry": string(request.dryRun)}}}'] });
     expect(labels(run([p]))).toEqual({ old: "true", dry: "true" });

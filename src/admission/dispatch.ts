@@ -174,12 +174,31 @@ interface Bindings {
   readonly request: JsonObject;
   readonly namespaceObject: JsonObject | null;
   readonly authz: Record<string, CelValue>;
+  /** How CEL sees `object`/`oldObject` (the typed view of built-ins; identity for custom resources). */
+  readonly view: (o: JsonObject | null) => JsonObject | null;
+}
+
+/**
+ * `object` and `oldObject` as the apiserver hands a built-in to CEL (`DefaultUnstructuredConverter.
+ * ToUnstructured` of the Go struct): non-pointer struct fields are always present, so the object has
+ * `metadata` with `creationTimestamp: null` when unset (it is set after admission on CREATE), and
+ * `spec`/`status` (`{}` when empty). Custom resources are unstructured and seen as they are.
+ */
+function celView(schemas: SchemaRegistry, catalog: ResourceCatalog): (o: JsonObject | null) => JsonObject | null {
+  return (o) => {
+    if (o === null) return null;
+    const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
+    const kind = typeof o.kind === "string" ? o.kind : "";
+    if (catalog.resourceForKind({ ...parseGV(apiVersion), kind })?.builtin !== true) return o;
+    const schema = schemas.forKind(apiVersion, kind);
+    return schema === undefined ? o : withShell(o, goStructShell(o, schema));
+  };
 }
 
 function newVariables(compiled: CompiledPolicy, b: Bindings): CostedVariables {
   const values: Record<string, CelValue> = {
-    object: fromJson(b.object),
-    oldObject: fromJson(b.oldObject),
+    object: fromJson(b.view(b.object)),
+    oldObject: fromJson(b.view(b.oldObject)),
     request: fromJson(b.request),
     namespaceObject: fromJson(b.namespaceObject),
     ...b.authz,
@@ -312,6 +331,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     name: request.name,
   };
   const authz = authorizerBindings(request.userInfo, input.authorizer, requestResource);
+  const view = celView(schemas, input.catalog);
 
   for (const inv of input.invocations) {
     const compiled = compilePolicy(inv.policy);
@@ -340,6 +360,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
         request: admissionRequestValue(request, request.resource, inv.matchedKind),
         namespaceObject: null,
         authz,
+        view,
       });
       let remaining = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
       const errs: string[] = [];
@@ -398,6 +419,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       request: admissionRequestValue(request, inv.matchedResource, inv.matchedKind),
       namespaceObject: input.namespaceObject,
       authz,
+      view,
     };
     for (let i = 0; i < compiled.mutations.length; i++) {
       const patchType = compiled.mutations[i]!.patchType;
