@@ -150,52 +150,50 @@ function isNullable(t: CelType): boolean {
  * checker can replay the bindings an overload resolution made.
  */
 export class Mapping {
-  private readonly map = new Map<string, CelType>();
-  private readonly trailVars: CelType[] = [];
-  private readonly trailPrev: (CelType | undefined)[] = [];
-  private readonly trailValues: CelType[] = [];
+  /** Created on the first substitution (most expressions bind few type parameters, some none). */
+  private map: Map<string, CelType> | undefined;
+  /** The journal, three slots an entry: variable, previous value (or undefined), new value. */
+  private readonly trail: (CelType | undefined)[] = [];
 
   find(t: CelType): CelType | undefined {
-    return t.kind === "typeParam" && this.map.size > 0 ? this.map.get(t.name) : undefined;
+    return t.kind === "typeParam" && this.map !== undefined ? this.map.get(t.name) : undefined;
   }
 
   add(param: CelType, to: CelType): void {
-    this.trailVars.push(param);
-    this.trailPrev.push(this.map.get(param.name));
-    this.trailValues.push(to);
-    this.map.set(param.name, to);
+    const map = (this.map ??= new Map());
+    this.trail.push(param, map.get(param.name), to);
+    map.set(param.name, to);
   }
 
   mark(): number {
-    return this.trailVars.length;
+    return this.trail.length / 3;
   }
 
   rollback(mark: number): void {
-    const vars = this.trailVars;
-    const prevs = this.trailPrev;
-    const values = this.trailValues;
-    for (let i = vars.length - 1; i >= mark; i--) {
-      const prev = prevs[i];
-      if (prev === undefined) this.map.delete(vars[i]!.name);
-      else this.map.set(vars[i]!.name, prev);
+    const trail = this.trail;
+    const end = mark * 3;
+    if (trail.length === end) return;
+    const map = this.map!;
+    for (let i = trail.length - 3; i >= end; i -= 3) {
+      const prev = trail[i + 1];
+      if (prev === undefined) map.delete(trail[i]!.name);
+      else map.set(trail[i]!.name, prev);
     }
-    vars.length = mark;
-    prevs.length = mark;
-    values.length = mark;
+    trail.length = end;
   }
 
   /** The variable bound by journal entry `i`. */
   trailVar(i: number): CelType {
-    return this.trailVars[i]!;
+    return this.trail[i * 3]!;
   }
 
   /** The value bound by journal entry `i`. */
   trailValue(i: number): CelType {
-    return this.trailValues[i]!;
+    return this.trail[i * 3 + 2]!;
   }
 
   get size(): number {
-    return this.map.size;
+    return this.map === undefined ? 0 : this.map.size;
   }
 }
 
