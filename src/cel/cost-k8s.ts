@@ -18,9 +18,24 @@ import type { Library, OverloadCost } from "./decls.js";
 import type { Env } from "./env.js";
 import type { CelValue } from "./values.js";
 
+/** Bytes of `s` in UTF-8 (Go's `len(string)`). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
 /** cost.go `traversalCost`: floor(bytes × 0.1) for strings and bytes, summed over lists and maps, 1 otherwise. */
 export function traversalCost(v: CelValue): number {
-  if (typeof v === "string") return Math.floor(Buffer.byteLength(v, "utf8") * STRING_TRAVERSAL_COST_FACTOR);
+  if (typeof v === "string") return Math.floor(utf8Length(v) * STRING_TRAVERSAL_COST_FACTOR);
   if (v instanceof Uint8Array) return Math.floor(v.length * STRING_TRAVERSAL_COST_FACTOR);
   if (Array.isArray(v)) {
     let c = 0;

@@ -7,7 +7,25 @@
  *     program.eval({ object: fromJson(json) });                           // throws CelEvalError
  */
 export { Env, type EnvOptions } from "./env.js";
-export type { Activation, Program } from "./planner.js";
+export type { Activation, Program, EvalOptions, CostedResult } from "./planner.js";
+export {
+  estimateCost,
+  checkEstimatedCost,
+  costBudgetMessage,
+  CelCostLimitError,
+  COST_LIMIT_MESSAGE,
+  PER_CALL_LIMIT,
+  RUNTIME_CEL_COST_BUDGET,
+  RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS,
+  KUBERNETES_COST_OPTIONS,
+  type CostOptions,
+  type CostRange,
+  type OverloadCost,
+  type SizeEstimator,
+  type AstNode,
+  type EstimateOptions,
+} from "./cost.js";
+export { kubernetesCostEstimator, KUBERNETES_STRINGS_COST_LIBRARY } from "./cost-k8s.js";
 export type { ParsedExpr, Expr, SourceInfo } from "./ast.js";
 export type { CheckedExpr, Reference } from "./checked.js";
 export {
