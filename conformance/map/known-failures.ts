@@ -9,7 +9,7 @@ export const MAP_KNOWN_FAILURES: readonly KnownFailure[] = [
   {
     path: "apiserver/it-mutate-status-subresource",
     reason:
-      "the expected Namespace carries what the real apiserver adds outside MAP (label kubernetes.io/metadata.name from the namespace strategy, spec.finalizers and status.phase from defaulting/registry); the MAP part (status.conditions merged by type) matches",
+      "transcription: the test's UpdateStatus request carries the namespace as read back from the server, with spec.finalizers [kubernetes] added by the namespace registry strategy when initialObject was created; the case's `object` omits it, and status updates keep the stored spec. The MAP part (status.conditions merged by type) and the defaulted label match",
   },
 ];
 

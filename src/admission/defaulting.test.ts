@@ -24,6 +24,12 @@ describe("builtinDefaulter (subset)", () => {
     });
     expect(dep.spec).not.toHaveProperty("replicas");
   });
+  it("Namespace: metadata.name label and phase Active", () => {
+    expect(builtinDefaulter({ metadata: { name: "n", labels: { a: "b", "kubernetes.io/metadata.name": "x" } } }, gvk("", "v1", "Namespace"))).toEqual({
+      metadata: { name: "n", labels: { a: "b", "kubernetes.io/metadata.name": "n" } },
+      status: { phase: "Active" },
+    });
+  });
   it("leaves other kinds alone", () => {
     const cm: JsonObject = { data: {} };
     expect(builtinDefaulter(cm, gvk("", "v1", "ConfigMap"))).toBe(cm);

@@ -87,10 +87,13 @@ function at(o: JsonObject, path: readonly string[]): JsonObject | undefined {
  *   limits are copied into its requests where the request is unset;
  * - `SetDefaults_{ConfigMap,Secret,DownwardAPI,Projected}VolumeSource` (every pod spec, templates
  *   included): `defaultMode` 420 (0644);
- * - `SetDefaults_{Deployment,ReplicaSet,StatefulSet,ReplicationController}`: `spec.replicas` 1.
+ * - `SetDefaults_{Deployment,ReplicaSet,StatefulSet,ReplicationController}`: `spec.replicas` 1;
+ * - `SetDefaults_Namespace`: label `kubernetes.io/metadata.name` = the name (when named);
+ *   `SetDefaults_NamespaceStatus`: `status.phase` Active.
  */
 export const builtinDefaulter: Defaulter = (object, kind) => {
   const key = `${kind.group}/${kind.kind}`;
+  if (key === "/Namespace" && kind.version === "v1") return defaultNamespace(object);
   const specs = POD_TEMPLATE_PATHS[key];
   if (specs === undefined && !REPLICATED.has(key)) return object;
   const out = deepClone(object);
@@ -129,4 +132,18 @@ export const builtinDefaulter: Defaulter = (object, kind) => {
 /** Applies defaulters in order. */
 export function composeDefaulters(...defaulters: readonly Defaulter[]): Defaulter {
   return (object, kind) => defaulters.reduce((o, d) => d(o, kind), object);
+}
+
+function defaultNamespace(object: JsonObject): JsonObject {
+  const out = deepClone(object);
+  const md = isJsonObject(out.metadata) ? out.metadata : undefined;
+  if (md !== undefined && typeof md.name === "string" && md.name !== "") {
+    const labels = isJsonObject(md.labels) ? md.labels : {};
+    setKey(labels, "kubernetes.io/metadata.name", md.name);
+    md.labels = labels;
+  }
+  const status = isJsonObject(out.status) ? out.status : {};
+  if (status.phase === undefined || status.phase === null || status.phase === "") status.phase = "Active";
+  out.status = status;
+  return out;
 }
