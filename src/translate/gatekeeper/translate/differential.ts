@@ -246,8 +246,8 @@ const condition = fc.constantFrom("MustExist", "MustNotExist");
 function pathTests(location: string): fc.Arbitrary<{ subPath: string; condition: string }[]> {
   const ps = prefixes(location);
   return fc.oneof(
-    { weight: 3, arbitrary: fc.constant([]) },
-    { weight: 2, arbitrary: fc.record({ subPath: fc.constantFrom(...ps), condition }).map((t) => [t]) },
+    { weight: 3, arbitrary: fc.constant<{ subPath: string; condition: string }[]>([]) },
+    { weight: 2, arbitrary: fc.record({ subPath: fc.constantFrom(...ps), condition }).map((t): { subPath: string; condition: string }[] => [t]) },
   );
 }
 
