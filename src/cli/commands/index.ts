@@ -1,5 +1,6 @@
 /** Every `celmap` subcommand, in the order `celmap --help` lists them. */
 import type { Command } from "../command.js";
 import { celCommand } from "./cel.js";
+import { webhookCommand } from "./webhook.js";
 
-export const COMMANDS: readonly Command[] = [celCommand];
+export const COMMANDS: readonly Command[] = [celCommand, webhookCommand];

@@ -1,0 +1,126 @@
+/**
+ * `celmap webhook -f <files/dirs>... --tls-cert <file> --tls-key <file> [...]`: serve the
+ * MutatingAdmissionPolicy pipeline as a mutating admission webhook (src/webhook).
+ */
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS } from "../../webhook/server.js";
+import { runWebhook } from "../../webhook/run.js";
+import { ExitCode, type CliIo, type Command } from "../command.js";
+import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
+
+const OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "filename",
+    short: "f",
+    type: "string",
+    multiple: true,
+    placeholder: "<file|dir>",
+    description:
+      "Policies: MutatingAdmissionPolicies and bindings, their param objects and Namespace objects, in YAML or JSON files; directories are read recursively. Watched: changes are reloaded atomically, and a bad edit keeps the last good set.",
+  },
+  { name: "tls-cert", type: "string", placeholder: "<file>", description: "Serving certificate (PEM, with its chain). Reloaded on change." },
+  { name: "tls-key", type: "string", placeholder: "<file>", description: "Serving key (PEM). Reloaded on change." },
+  { name: "client-ca", type: "string", placeholder: "<file>", description: "Require client certificates signed by this CA (PEM)." },
+  { name: "port", type: "string", placeholder: "<port>", description: `Port to listen on (default ${DEFAULT_PORT}).` },
+  { name: "address", type: "string", placeholder: "<ip>", description: "Address to listen on (default: all interfaces)." },
+  { name: "workers", type: "string", placeholder: "<n>", description: "Worker processes sharing the port (default 1; use the replica's core count)." },
+  {
+    name: "timeout",
+    type: "string",
+    placeholder: "<duration>",
+    description: `Per-request deadline, below the webhook's timeoutSeconds (default ${DEFAULT_TIMEOUT_MS / 1000}s): 9s, 500ms, 1m.`,
+  },
+  {
+    name: "failure-policy",
+    type: "string",
+    placeholder: "Fail|Ignore",
+    description: "What a request answers when the webhook itself fails (deadline, internal error, no policies loaded): Fail denies (default), Ignore admits unchanged with a warning.",
+  },
+  {
+    name: "namespace",
+    type: "string",
+    placeholder: "<ns>",
+    description: "The webhook's own namespace, never mutated (default: $POD_NAMESPACE).",
+  },
+  { name: "max-body", type: "string", placeholder: "<bytes>", description: `Largest request body (default ${DEFAULT_MAX_BODY_BYTES}, kube-apiserver's limit).` },
+  { name: "log-level", type: "string", placeholder: "<level>", description: "fatal, error, warn, info (default), debug (every request), trace." },
+  HELP_OPTION,
+];
+
+/** `9s`, `500ms`, `1m`, `1.5s`, or a bare number of seconds → milliseconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (m === null) throw new UsageError(`invalid duration ${JSON.stringify(text)}: use 9s, 500ms or 1m`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? "s";
+  const ms = unit === "ms" ? n : unit === "s" ? n * 1000 : n * 60_000;
+  if (ms <= 0) throw new UsageError(`duration ${JSON.stringify(text)} must be positive`);
+  return ms;
+}
+
+function positiveInt(name: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function stringOpt(args: ParsedArgs, name: string): string | undefined {
+  const v = args.values[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export const webhookCommand: Command = {
+  name: "webhook",
+  summary: "Serve the policies as a mutating admission webhook (HTTPS, AdmissionReview v1).",
+  usage: "celmap webhook -f <files/dirs>... --tls-cert <file> --tls-key <file> [--port 8443] [--address <ip>] [options]",
+  description:
+    "Runs an HTTPS server that answers kube-apiserver's AdmissionReview (admission.k8s.io/v1) requests on /mutate with the " +
+    "MutatingAdmissionPolicy pipeline celmap evaluates offline: the same matching, CEL, patches, failure policies and " +
+    "reinvocation, returned as a base64 JSONPatch. /healthz, /readyz (ready once the policies are loaded) and /metrics " +
+    "(Prometheus) are served on the same port; logs are JSON lines on stdout. SIGTERM drains in-flight requests and exits. " +
+    "Namespaces not given as Namespace objects are seen with only their kubernetes.io/metadata.name label.",
+  options: OPTIONS,
+  examples: [
+    {
+      command: "celmap webhook -f policies/ --tls-cert tls.crt --tls-key tls.key",
+      explanation: "Serve the policies under policies/ on :8443; edits are reloaded.",
+    },
+    {
+      command: "celmap webhook -f policies/ --tls-cert tls.crt --tls-key tls.key --workers 2 --timeout 2s --failure-policy Ignore",
+      explanation: "Two worker processes; a request not answered within 2 s is admitted unchanged.",
+    },
+  ],
+  async run(args: ParsedArgs, io: CliIo): Promise<number> {
+    const paths = [...((args.values["filename"] as readonly string[] | undefined) ?? []), ...args.positionals];
+    if (paths.length === 0) throw new UsageError("at least one -f <file|dir> with policies is required");
+    const cert = stringOpt(args, "tls-cert");
+    const key = stringOpt(args, "tls-key");
+    if (cert === undefined || key === undefined) throw new UsageError("--tls-cert and --tls-key are required");
+    const clientCa = stringOpt(args, "client-ca");
+    const failurePolicy = stringOpt(args, "failure-policy") ?? "Fail";
+    if (failurePolicy !== "Fail" && failurePolicy !== "Ignore") throw new UsageError(`--failure-policy must be Fail or Ignore, got ${JSON.stringify(failurePolicy)}`);
+    const timeout = stringOpt(args, "timeout");
+    const port = positiveInt("port", stringOpt(args, "port"), 0, 65535);
+    const workers = positiveInt("workers", stringOpt(args, "workers"), 1, 256);
+    const maxBody = positiveInt("max-body", stringOpt(args, "max-body"), 1024, 1 << 30);
+    const address = stringOpt(args, "address");
+    const namespace = stringOpt(args, "namespace") ?? process.env["POD_NAMESPACE"];
+    const logLevel = stringOpt(args, "log-level");
+    if (logLevel !== undefined && !["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(logLevel)) {
+      throw new UsageError(`--log-level must be fatal, error, warn, info, debug or trace, got ${JSON.stringify(logLevel)}`);
+    }
+    const code = await runWebhook({
+      paths,
+      tls: { certFile: cert, keyFile: key, ...(clientCa !== undefined ? { clientCaFile: clientCa } : {}) },
+      failurePolicy,
+      ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(workers !== undefined ? { workers } : {}),
+      ...(maxBody !== undefined ? { maxBodyBytes: maxBody } : {}),
+      ...(address !== undefined ? { address } : {}),
+      ...(namespace !== undefined && namespace !== "" ? { ownNamespace: namespace } : {}),
+      ...(logLevel !== undefined ? { logLevel } : {}),
+    });
+    if (code !== 0) io.stderr(`celmap webhook: exited with code ${code} (see the log above)\n`);
+    return code === 0 ? ExitCode.ok : ExitCode.usage;
+  },
+};

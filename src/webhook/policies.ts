@@ -1,0 +1,331 @@
+/**
+ * Policy sources for the webhook, and the store that holds the active policy set.
+ *
+ * A {@link PolicySource} delivers complete policy contents (never deltas) to a listener: files and
+ * directories here ({@link FilePolicySource}); an in-cluster source (informers on
+ * MutatingAdmissionPolicies, bindings, param kinds and namespaces through @kubernetes/client-node)
+ * plugs in through the same interface later.
+ *
+ * The {@link PolicyStore} turns contents into an immutable {@link PolicySnapshot} and swaps it in
+ * atomically: a request evaluates against the snapshot it picked up at its start, whatever reloads
+ * happen meanwhile. A bad update (a YAML error, a policy the apiserver would reject with 400/409/422,
+ * an unreadable path) never replaces the last good set: it is reported (listener → log, metrics) and
+ * readiness is unaffected. Policies are compiled when the snapshot is built, so the first request
+ * does not pay for it.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, statSync, watch, type FSWatcher } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { compilePolicy, inMemoryParamSource, type JsonObject, type ParamSource } from "../admission/index.js";
+import { formatLoadError, listInputFiles, parseDocuments, type LoadedDocument } from "../io/load.js";
+import {
+  collectPolicies,
+  type ValidMutatingAdmissionPolicy,
+  type ValidMutatingAdmissionPolicyBinding,
+} from "../policy/index.js";
+import { policyCompileHook } from "../admission/index.js";
+
+/** What a source delivers: everything the evaluator needs from the outside world. */
+export interface PolicyContent {
+  readonly policies: readonly ValidMutatingAdmissionPolicy[];
+  readonly bindings: readonly ValidMutatingAdmissionPolicyBinding[];
+  /** Param objects (any kind) for paramRefs. */
+  readonly params: readonly JsonObject[];
+  /** Namespace objects by name (for namespaceSelector and `namespaceObject`). */
+  readonly namespaces: readonly JsonObject[];
+  /** Identifies the content (e.g. a digest of the files); an update with the same one is not a change. */
+  readonly digest: string;
+  /** Where it came from, for logs. */
+  readonly origin: string;
+}
+
+export type SourceUpdate =
+  | { readonly ok: true; readonly content: PolicyContent }
+  | { readonly ok: false; readonly origin: string; readonly errors: readonly string[] };
+
+/**
+ * A provider of policy contents. `start` delivers the first update (successful or not) before it
+ * resolves, then every later change; `close` stops watching. Implementations: files
+ * ({@link FilePolicySource}); in-cluster informers (later).
+ */
+export interface PolicySource {
+  readonly description: string;
+  start(listener: (update: SourceUpdate) => void): Promise<void>;
+  close(): void;
+}
+
+/** The active policy set: immutable; a reload builds a new one. */
+export interface PolicySnapshot {
+  readonly generation: number;
+  readonly policies: readonly ValidMutatingAdmissionPolicy[];
+  readonly bindings: readonly ValidMutatingAdmissionPolicyBinding[];
+  readonly params: ParamSource;
+  /** Namespaces from the sources; unknown names are looked up as bare namespaces (see review.ts). */
+  readonly namespaces: ReadonlyMap<string, JsonObject>;
+  readonly digest: string;
+  readonly origin: string;
+  readonly loadedAt: Date;
+}
+
+export type StoreEvent =
+  | { readonly type: "loaded"; readonly snapshot: PolicySnapshot; readonly previous: PolicySnapshot | undefined }
+  | { readonly type: "unchanged"; readonly snapshot: PolicySnapshot }
+  | { readonly type: "rejected"; readonly origin: string; readonly errors: readonly string[]; readonly kept: PolicySnapshot | undefined };
+
+/** Holds the current snapshot; `apply` is the listener to give a source. */
+export class PolicyStore {
+  #current: PolicySnapshot | undefined;
+  #generation = 0;
+  #lastOk = true;
+  #lastErrors: readonly string[] = [];
+  readonly #listeners: ((e: StoreEvent) => void)[] = [];
+
+  get current(): PolicySnapshot | undefined {
+    return this.#current;
+  }
+  /** Whether a policy set has been loaded (readiness). */
+  get loaded(): boolean {
+    return this.#current !== undefined;
+  }
+  /** Whether the last update was accepted. */
+  get lastUpdateOk(): boolean {
+    return this.#lastOk;
+  }
+  get lastErrors(): readonly string[] {
+    return this.#lastErrors;
+  }
+
+  onEvent(listener: (e: StoreEvent) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  readonly apply = (update: SourceUpdate): void => {
+    if (!update.ok) {
+      this.#lastOk = false;
+      this.#lastErrors = update.errors;
+      this.#emit({ type: "rejected", origin: update.origin, errors: update.errors, kept: this.#current });
+      return;
+    }
+    this.#lastOk = true;
+    this.#lastErrors = [];
+    const c = update.content;
+    if (this.#current !== undefined && this.#current.digest === c.digest) {
+      this.#emit({ type: "unchanged", snapshot: this.#current });
+      return;
+    }
+    const namespaces = new Map<string, JsonObject>();
+    for (const ns of c.namespaces) {
+      const name = (ns.metadata as JsonObject | undefined)?.name;
+      if (typeof name === "string") namespaces.set(name, ns);
+    }
+    // Compile now (cached per policy object), so requests never wait for it.
+    for (const p of c.policies) compilePolicy(p);
+    const snapshot: PolicySnapshot = {
+      generation: ++this.#generation,
+      policies: c.policies,
+      bindings: c.bindings,
+      params: inMemoryParamSource(c.params),
+      namespaces,
+      digest: c.digest,
+      origin: c.origin,
+      loadedAt: new Date(),
+    };
+    const previous = this.#current;
+    this.#current = snapshot;
+    this.#emit({ type: "loaded", snapshot, previous });
+  };
+
+  #emit(e: StoreEvent): void {
+    for (const l of this.#listeners) l(e);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contents from documents
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Sorts loaded documents into policy contents, as `celmap` does for its other commands: MAPs and
+ * bindings are decoded, defaulted and validated (CEL compiled) as the apiserver would on create;
+ * any rejection makes the whole update an error. Namespaces (`v1 Namespace`) become namespaces;
+ * every other object with a name is a param candidate.
+ */
+export function contentFromDocuments(docs: readonly LoadedDocument[], origin: string, digest: string): SourceUpdate {
+  const set = collectPolicies(docs, { compileExpression: policyCompileHook });
+  if (set.failures.length > 0) {
+    const errors = set.failures.map((f) => {
+      const s = f.source;
+      const where = s === undefined ? "" : `${s.file}${s.line !== undefined ? `:${s.line}` : ""}: `;
+      return `${where}${f.message}`;
+    });
+    return { ok: false, origin, errors };
+  }
+  const params: JsonObject[] = [];
+  const namespaces: JsonObject[] = [];
+  for (const d of set.others) {
+    if (!isObject(d.value)) continue;
+    if (d.value.apiVersion === "v1" && d.value.kind === "Namespace") namespaces.push(d.value);
+    else params.push(d.value);
+  }
+  return {
+    ok: true,
+    content: {
+      policies: set.policies.map((p) => p.object),
+      bindings: set.bindings.map((b) => b.object),
+      params,
+      namespaces,
+      digest,
+      origin,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files and directories
+
+export interface FileSourceOptions {
+  /** Quiet time after the last file event before reloading. Default 200 ms. */
+  readonly debounceMs?: number;
+  /** Also re-read every so often (missed events, network file systems); 0 = never. Default 30 s. */
+  readonly pollIntervalMs?: number;
+}
+
+/** Reads the paths now: one update (documents are parsed as `celmap`'s loader does). Never throws. */
+export function readPaths(paths: readonly string[]): SourceUpdate {
+  const origin = paths.join(", ");
+  const hash = createHash("sha256");
+  const docs: LoadedDocument[] = [];
+  const errors: string[] = [];
+  for (const p of paths) {
+    let files: string[];
+    try {
+      files = listInputFiles(p);
+    } catch (e) {
+      errors.push(`${p}: ${errorText(e)}`);
+      continue;
+    }
+    for (const f of files) {
+      let text: string;
+      try {
+        text = readFileSync(f, "utf8");
+      } catch (e) {
+        errors.push(`${f}: ${errorText(e)}`);
+        continue;
+      }
+      hash.update(f).update("\0").update(text).update("\0");
+      const r = parseDocuments(text, f, f.endsWith(".json") ? { yamlVersion: "1.2" } : {});
+      docs.push(...r.documents);
+      errors.push(...r.errors.map(formatLoadError));
+    }
+  }
+  if (errors.length > 0) return { ok: false, origin, errors };
+  return contentFromDocuments(docs, origin, hash.digest("hex"));
+}
+
+function errorText(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOENT") return "no such file or directory";
+  if (code === "EACCES") return "permission denied";
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Files and directories, watched: any change under a directory (recursively; Kubernetes ConfigMap
+ * volumes swap a `..data` symlink, which is seen as a change of the directory) or of a file
+ * (watched through its directory, so editors that replace the file by renaming are seen) triggers
+ * a debounced reload of everything. A periodic re-read catches missed events; unchanged content
+ * (same digest) is not a change.
+ */
+export class FilePolicySource implements PolicySource {
+  readonly description: string;
+  readonly #paths: readonly string[];
+  readonly #debounceMs: number;
+  readonly #pollMs: number;
+  #watchers: FSWatcher[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #poll: NodeJS.Timeout | undefined;
+  #listener: ((u: SourceUpdate) => void) | undefined;
+  #closed = false;
+
+  constructor(paths: readonly string[], options: FileSourceOptions = {}) {
+    this.#paths = paths.map((p) => resolve(p));
+    this.description = `files ${paths.join(", ")}`;
+    this.#debounceMs = options.debounceMs ?? 200;
+    this.#pollMs = options.pollIntervalMs ?? 30_000;
+  }
+
+  async start(listener: (update: SourceUpdate) => void): Promise<void> {
+    this.#listener = listener;
+    this.#watch();
+    listener(readPaths(this.#paths));
+    if (this.#pollMs > 0) {
+      this.#poll = setInterval(() => this.#reload(), this.#pollMs);
+      this.#poll.unref();
+    }
+  }
+
+  /** Reloads now (also what a change event does after the debounce). */
+  reload(): void {
+    this.#reload();
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const w of this.#watchers) w.close();
+    this.#watchers = [];
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#poll !== undefined) clearInterval(this.#poll);
+  }
+
+  #reload(): void {
+    if (this.#closed) return;
+    // A path that did not exist at start may exist now: (re)watch on every reload attempt.
+    if (this.#watchers.length === 0) this.#watch();
+    this.#listener?.(readPaths(this.#paths));
+  }
+
+  #schedule = (): void => {
+    if (this.#closed) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#reload();
+    }, this.#debounceMs);
+    this.#timer.unref();
+  };
+
+  #watch(): void {
+    const watched = new Set<string>();
+    for (const p of this.#paths) {
+      let isDir = false;
+      try {
+        isDir = statSync(p).isDirectory();
+      } catch {
+        // Missing: watch the parent so its creation is seen.
+      }
+      const target = isDir ? p : dirname(p);
+      const name = isDir ? undefined : basename(p);
+      const key = `${target}\0${name ?? ""}`;
+      if (watched.has(key)) continue;
+      watched.add(key);
+      try {
+        const w = watch(target, { recursive: isDir, persistent: false }, (_event, filename) => {
+          // For a file: only its own name, or the ConfigMap symlink swap (`..data`, `..2024_…`).
+          if (name !== undefined && filename !== null && filename !== name && !String(filename).startsWith("..")) return;
+          this.#schedule();
+        });
+        w.on("error", () => {
+          w.close();
+          this.#watchers = this.#watchers.filter((x) => x !== w);
+          this.#schedule();
+        });
+        this.#watchers.push(w);
+      } catch {
+        // Cannot watch (e.g. the parent is missing too): the periodic re-read still applies.
+      }
+    }
+  }
+}

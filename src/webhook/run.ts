@@ -1,0 +1,161 @@
+/**
+ * Running the webhook as a process: one server, or (`workers > 1`) Node's `cluster` module with
+ * `workers` processes sharing the port (the primary accepts and hands connections out round-robin).
+ *
+ * Primary: forks the workers, restarts one that dies (with a back-off when they crash in a loop),
+ * aggregates `/metrics` across workers (prom-client's AggregatorRegistry, asked by whichever worker
+ * serves the scrape), and on SIGTERM/SIGINT tells every worker to shut down gracefully, waits for
+ * them (killing stragglers after the drain timeout) and exits.
+ * Worker / single process: runs a {@link WebhookServer}; SIGTERM/SIGINT (or the primary's message)
+ * starts its graceful shutdown; the process exits when it has drained.
+ */
+import cluster, { type Worker } from "node:cluster";
+import { AggregatorRegistry } from "prom-client";
+import type { Logger } from "pino";
+import { FilePolicySource } from "./policies.js";
+import { defaultLogger, WebhookServer, type WebhookServerOptions } from "./server.js";
+
+export interface WebhookRunConfig extends Omit<WebhookServerOptions, "source" | "logger" | "metricsText"> {
+  /** Policy files and directories (watched). */
+  readonly paths: readonly string[];
+  /** Worker processes; 1 (default) serves in this process. */
+  readonly workers?: number;
+  readonly logLevel?: string;
+  /** Policy reload debounce. */
+  readonly debounceMs?: number;
+}
+
+const SHUTDOWN = "celmap:webhook:shutdown";
+const METRICS_REQ = "celmap:webhook:metrics-req";
+const METRICS_RES = "celmap:webhook:metrics-res";
+
+type Message = { type?: unknown; id?: unknown; text?: unknown; error?: unknown };
+
+/** Runs until shut down; resolves with the exit code. */
+export async function runWebhook(config: WebhookRunConfig): Promise<number> {
+  const workers = config.workers ?? 1;
+  if (workers > 1 && cluster.isPrimary) return runPrimary(config, workers);
+  return runServer(config, cluster.isWorker);
+}
+
+async function runServer(config: WebhookRunConfig, isWorker: boolean): Promise<number> {
+  const base = defaultLogger(config.logLevel ?? "info");
+  const logger: Logger = isWorker ? base.child({ worker: cluster.worker?.id }) : base;
+  let metricsText: (() => Promise<string>) | undefined;
+  if (isWorker) metricsText = askPrimaryForMetrics;
+  const server = new WebhookServer({
+    ...config,
+    source: new FilePolicySource(config.paths, config.debounceMs !== undefined ? { debounceMs: config.debounceMs } : {}),
+    logger,
+    ...(metricsText !== undefined ? { metricsText } : {}),
+  });
+  if (isWorker) {
+    // Answer the primary's aggregation requests from this server's registry.
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([server.metrics.registry]);
+  }
+  try {
+    await server.start();
+  } catch (e) {
+    logger.fatal({ event: "start_failed", error: e instanceof Error ? e.message : String(e) }, "cannot start the webhook");
+    if (isWorker) process.exit(1);
+    return 1;
+  }
+  return new Promise<number>((resolve) => {
+    const stop = (why: string): void => {
+      void server.shutdown(why).then(() => {
+        if (isWorker) process.exit(0);
+        resolve(0);
+      });
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+    if (isWorker) {
+      process.on("message", (m: Message) => {
+        if (m?.type === SHUTDOWN) stop("primary requested shutdown");
+      });
+    }
+  });
+}
+
+let metricsSeq = 0;
+const pendingMetrics = new Map<number, { resolve: (t: string) => void; reject: (e: Error) => void }>();
+
+function askPrimaryForMetrics(): Promise<string> {
+  if (pendingMetrics.size === 0 && metricsSeq === 0) {
+    process.on("message", (m: Message) => {
+      if (m?.type !== METRICS_RES || typeof m.id !== "number") return;
+      const p = pendingMetrics.get(m.id);
+      if (p === undefined) return;
+      pendingMetrics.delete(m.id);
+      if (typeof m.text === "string") p.resolve(m.text);
+      else p.reject(new Error(typeof m.error === "string" ? m.error : "no metrics"));
+    });
+  }
+  const id = ++metricsSeq;
+  return new Promise<string>((resolve, reject) => {
+    pendingMetrics.set(id, { resolve, reject });
+    process.send?.({ type: METRICS_REQ, id });
+    setTimeout(() => {
+      if (pendingMetrics.delete(id)) reject(new Error("the primary did not answer the metrics request"));
+    }, 5_000).unref();
+  });
+}
+
+async function runPrimary(config: WebhookRunConfig, count: number): Promise<number> {
+  const logger = defaultLogger(config.logLevel ?? "info").child({ role: "primary" });
+  const aggregator = new AggregatorRegistry();
+  let shuttingDown = false;
+  const crashes: number[] = [];
+  const fork = (): Worker => cluster.fork();
+
+  cluster.on("message", (worker: Worker, m: Message) => {
+    if (m?.type !== METRICS_REQ) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: METRICS_RES, id: m.id, text }),
+      (e: unknown) => worker.send({ type: METRICS_RES, id: m.id, error: e instanceof Error ? e.message : String(e) }),
+    );
+  });
+  cluster.on("exit", (worker, code, signal) => {
+    if (shuttingDown) return;
+    const now = Date.now();
+    crashes.push(now);
+    while (crashes.length > 0 && crashes[0]! < now - 60_000) crashes.shift();
+    // Back off when workers crash in a loop (e.g. a port or certificate problem): up to 30 s.
+    const delay = crashes.length <= 3 ? 0 : Math.min(30_000, 500 * 2 ** (crashes.length - 3));
+    logger.error({ event: "worker_exit", worker: worker.id, pid: worker.process.pid, code, signal, restartInMs: delay }, "worker exited; restarting");
+    setTimeout(() => {
+      if (!shuttingDown) fork();
+    }, delay);
+  });
+  for (let i = 0; i < count; i++) fork();
+  logger.info({ event: "primary_started", workers: count }, "started workers");
+
+  return new Promise<number>((resolve) => {
+    const stop = (why: string): void => {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+      logger.info({ event: "shutdown", reason: why, workers: alive.length }, "shutting down workers");
+      if (alive.length === 0) {
+        resolve(0);
+        return;
+      }
+      let left = alive.length;
+      for (const w of alive) {
+        w.once("exit", () => {
+          if (--left === 0) {
+            logger.info({ event: "shutdown_complete" }, "all workers exited");
+            resolve(0);
+          }
+        });
+        w.send({ type: SHUTDOWN });
+      }
+      setTimeout(() => {
+        for (const w of alive) if (!w.isDead()) w.process.kill("SIGKILL");
+      }, (config.drainTimeoutMs ?? 25_000) + 5_000).unref();
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
+}

@@ -1,0 +1,454 @@
+/**
+ * The webhook's HTTPS server (Node's own `https`):
+ *
+ * - `POST /mutate`: AdmissionReview v1 in, AdmissionReview v1 out (review.ts);
+ * - `GET /healthz`: 200 while the process serves; `GET /readyz`: 200 once a policy set is loaded
+ *   and until shutdown starts (a rejected reload keeps the last good set and stays ready);
+ * - `GET /metrics`: Prometheus text (metrics.ts).
+ *
+ * Safety: TLS 1.2 minimum, certificate/key/client CA hot-reloaded (tls.ts), optional client
+ * certificates; bodies over `maxBodyBytes` (3 MiB, the apiserver's own request limit) get 413 and
+ * the rest of the body is read and discarded (up to a cap, then the connection is closed) so the
+ * client reads the answer cleanly; header, request and TLS-handshake timeouts close slow clients;
+ * keep-alive longer than the apiserver's 90 s idle timeout so it is the apiserver that closes idle
+ * connections (no reuse race). Every request is logged (pino, JSON) and counted.
+ *
+ * Graceful shutdown (`shutdown()`): readiness turns false, the listener closes (new connections are
+ * refused), every response from then on carries `Connection: close`, connections idle for
+ * `drainIdleGraceMs` are closed, in-flight requests finish, and after `drainTimeoutMs` whatever
+ * is left is destroyed.
+ */
+import { performance } from "node:perf_hooks";
+import { Server as NetServer, type Socket } from "node:net";
+import { createServer, type Server } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
+import { pino, type Logger } from "pino";
+import { ResourceCatalog } from "../admission/index.js";
+import { SchemaRegistry } from "../kube/schema.js";
+import { WebhookMetrics } from "./metrics.js";
+import { PolicyStore, type PolicySource, type StoreEvent } from "./policies.js";
+import { earlyFailureBody, handleReview, type FailurePolicy, type ReviewReply, type ReviewSettings } from "./review.js";
+import { readTlsMaterial, watchTlsFiles, type TlsFiles } from "./tls.js";
+
+export const DEFAULT_PORT = 8443;
+/** kube-apiserver's maximum request body (3 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** Below the 10 s default webhook timeout. */
+export const DEFAULT_TIMEOUT_MS = 9_000;
+
+export interface WebhookServerOptions {
+  readonly tls: TlsFiles;
+  readonly source: PolicySource;
+  /** Default 8443; 0 picks a free port. */
+  readonly port?: number;
+  /** Default: every interface. */
+  readonly address?: string;
+  /** Per-request deadline (reading + evaluation). Default 9 s. */
+  readonly timeoutMs?: number;
+  /** What server-side failures answer (deadline, internal error, not ready). Default Fail. */
+  readonly failurePolicy?: FailurePolicy;
+  /** Never mutated (`--namespace`, POD_NAMESPACE). */
+  readonly ownNamespace?: string;
+  readonly exemptResources?: readonly string[];
+  readonly maxBodyBytes?: number;
+  /** Bytes of an oversized body read and discarded before the connection is closed. Default 32 MiB. */
+  readonly maxDiscardBytes?: number;
+  /** Time to receive a request's headers. Default 10 s. */
+  readonly headersTimeoutMs?: number;
+  /** Time to receive a whole request. Default: the deadline plus 1 s. */
+  readonly requestTimeoutMs?: number;
+  /** Idle keep-alive. Default 120 s (the apiserver's client closes idle connections at 90 s). */
+  readonly keepAliveTimeoutMs?: number;
+  /** TLS handshake. Default 10 s. */
+  readonly handshakeTimeoutMs?: number;
+  /** How often timeouts are checked. Default 1 s. */
+  readonly connectionsCheckingIntervalMs?: number;
+  /** Longest drain on shutdown. Default 25 s (below the 30 s default termination grace period). */
+  readonly drainTimeoutMs?: number;
+  /** Idle connections are closed this long after shutdown starts (so clients see `Connection: close` first). Default 1 s. */
+  readonly drainIdleGraceMs?: number;
+  readonly logger?: Logger;
+  readonly metrics?: WebhookMetrics;
+  /** Serves /metrics (default: this server's registry; `--workers` aggregates through the primary). */
+  readonly metricsText?: () => Promise<string>;
+  readonly catalog?: ResourceCatalog;
+  readonly schemas?: SchemaRegistry;
+}
+
+export interface ListeningAddress {
+  readonly address: string;
+  readonly port: number;
+}
+
+type Tracked = Socket & { __celmapInflight?: number };
+
+export function defaultLogger(level = "info"): Logger {
+  return pino({ name: "celmap-webhook", level, timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+export class WebhookServer {
+  readonly store = new PolicyStore();
+  readonly metrics: WebhookMetrics;
+  readonly logger: Logger;
+  readonly #o: WebhookServerOptions;
+  readonly #settings: ReviewSettings;
+  readonly #timeoutMs: number;
+  readonly #maxBody: number;
+  readonly #maxDiscard: number;
+  #server: Server | undefined;
+  readonly #sockets = new Set<Tracked>();
+  readonly #rawSockets = new Set<Socket>();
+  #draining = false;
+  #stopTlsWatch: (() => void) | undefined;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: WebhookServerOptions) {
+    this.#o = options;
+    this.metrics = options.metrics ?? new WebhookMetrics();
+    this.logger = options.logger ?? defaultLogger();
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#maxDiscard = options.maxDiscardBytes ?? 32 * 1024 * 1024;
+    this.#settings = {
+      failurePolicy: options.failurePolicy ?? "Fail",
+      ...(options.ownNamespace !== undefined && options.ownNamespace !== "" ? { ownNamespace: options.ownNamespace } : {}),
+      ...(options.exemptResources !== undefined ? { exemptResources: options.exemptResources } : {}),
+      catalog: options.catalog ?? ResourceCatalog.builtin(),
+      schemas: options.schemas ?? SchemaRegistry.builtin(),
+    };
+    this.store.onEvent(this.#onStoreEvent);
+  }
+
+  /** Ready: listening, a policy set loaded, not shutting down. */
+  get ready(): boolean {
+    return this.#server?.listening === true && this.store.loaded && !this.#draining;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Reads the TLS files, listens, then loads the policies (readiness follows the load). */
+  async start(): Promise<ListeningAddress> {
+    const o = this.#o;
+    const material = readTlsMaterial(o.tls);
+    this.metrics.certificateExpiry.set(material.notAfter / 1000);
+    const headersTimeout = o.headersTimeoutMs ?? 10_000;
+    const server = createServer(
+      {
+        ...material.options,
+        ...(o.tls.clientCaFile !== undefined ? { requestCert: true, rejectUnauthorized: true } : {}),
+        handshakeTimeout: o.handshakeTimeoutMs ?? 10_000,
+        headersTimeout,
+        requestTimeout: Math.max(headersTimeout, o.requestTimeoutMs ?? this.#timeoutMs + 1_000),
+        keepAliveTimeout: o.keepAliveTimeoutMs ?? 120_000,
+        connectionsCheckingInterval: o.connectionsCheckingIntervalMs ?? 1_000,
+        noDelay: true,
+      },
+      (req, res) => this.#onRequest(req, res),
+    );
+    server.keepAliveTimeout = o.keepAliveTimeoutMs ?? 120_000;
+    server.on("connection", (s: Socket) => {
+      this.#rawSockets.add(s);
+      s.on("close", () => this.#rawSockets.delete(s));
+    });
+    server.on("secureConnection", (s: TLSSocket) => {
+      const t = s as Tracked;
+      t.__celmapInflight = 0;
+      this.#sockets.add(t);
+      s.on("close", () => this.#sockets.delete(t));
+    });
+    server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => this.#onClientError(err, socket));
+    server.on("tlsClientError", (err: Error) => {
+      this.metrics.clientErrors.inc({ reason: "tls" });
+      this.logger.warn({ event: "tls_error", error: err.message }, "TLS handshake failed");
+    });
+    this.#server = server;
+    const addr = await new Promise<ListeningAddress>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ port: o.port ?? DEFAULT_PORT, ...(o.address !== undefined ? { host: o.address } : {}) }, () => {
+        server.off("error", reject);
+        const a = server.address();
+        resolve(typeof a === "object" && a !== null ? { address: a.address, port: a.port } : { address: String(a), port: 0 });
+      });
+    });
+    server.on("error", (e) => this.logger.error({ event: "server_error", error: e.message }, "server error"));
+    this.logger.info({ event: "listening", ...addr, certificate: material.subject, clientCa: o.tls.clientCaFile !== undefined }, "listening");
+    this.#stopTlsWatch = watchTlsFiles(o.tls, () => this.reloadTls());
+    await o.source.start(this.store.apply);
+    return addr;
+  }
+
+  /** Re-reads the certificate, key and client CA; keeps the old ones when they are not usable. */
+  reloadTls(): boolean {
+    try {
+      const m = readTlsMaterial(this.#o.tls);
+      this.#server?.setSecureContext(m.options);
+      this.metrics.certificateReloads.inc({ result: "success" });
+      this.metrics.certificateExpiry.set(m.notAfter / 1000);
+      this.logger.info({ event: "certificate_reloaded", subject: m.subject, notAfter: new Date(m.notAfter).toISOString() }, "certificate reloaded");
+      return true;
+    } catch (e) {
+      this.metrics.certificateReloads.inc({ result: "error" });
+      this.logger.error({ event: "certificate_reload_failed", error: e instanceof Error ? e.message : String(e) }, "certificate reload failed; keeping the previous one");
+      return false;
+    }
+  }
+
+  #onStoreEvent = (e: StoreEvent): void => {
+    const m = this.metrics;
+    if (e.type === "loaded") {
+      const s = e.snapshot;
+      m.policyReloads.inc({ result: "success" });
+      m.policyReloadSuccess.set(1);
+      m.policyGeneration.set(s.generation);
+      m.policies.set({ kind: "MutatingAdmissionPolicy" }, s.policies.length);
+      m.policies.set({ kind: "MutatingAdmissionPolicyBinding" }, s.bindings.length);
+      m.policies.set({ kind: "Namespace" }, s.namespaces.size);
+      this.logger.info(
+        { event: "policies_loaded", generation: s.generation, policies: s.policies.length, bindings: s.bindings.length, origin: s.origin },
+        e.previous === undefined ? "policy set loaded" : "policy set reloaded",
+      );
+    } else if (e.type === "unchanged") {
+      m.policyReloads.inc({ result: "unchanged" });
+      m.policyReloadSuccess.set(1);
+    } else {
+      m.policyReloads.inc({ result: "error" });
+      m.policyReloadSuccess.set(0);
+      this.logger.error(
+        { event: "policies_rejected", origin: e.origin, errors: e.errors, keptGeneration: e.kept?.generation ?? null },
+        e.kept === undefined ? "policy set rejected; no policy set loaded yet" : "policy set rejected; keeping the last good one",
+      );
+    }
+  };
+
+  #onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+    const code = err.code ?? "";
+    const reason =
+      code === "ERR_HTTP_REQUEST_TIMEOUT" ? "request_timeout" : code === "ECONNRESET" ? "connection_reset" : code === "HPE_HEADER_OVERFLOW" ? "header_overflow" : "bad_request";
+    this.metrics.clientErrors.inc({ reason });
+    if (reason !== "connection_reset") this.logger.warn({ event: "client_error", reason, error: err.message }, "client error; connection closed");
+    if (reason !== "connection_reset" && socket.writable && !socket.destroyed) {
+      const status = reason === "request_timeout" ? "408 Request Timeout" : reason === "header_overflow" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      setTimeout(() => socket.destroy(), 1_000).unref();
+    } else {
+      socket.destroy();
+    }
+  }
+
+  #onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket as Tracked;
+    socket.__celmapInflight = (socket.__celmapInflight ?? 0) + 1;
+    res.once("close", () => {
+      socket.__celmapInflight = Math.max(0, (socket.__celmapInflight ?? 1) - 1);
+    });
+    const path = (req.url ?? "/").split("?", 1)[0];
+    try {
+      switch (path) {
+        case "/mutate":
+          this.#mutate(req, res);
+          return;
+        case "/healthz":
+          this.#send(res, 200, "text/plain; charset=utf-8", "ok");
+          return;
+        case "/readyz": {
+          const why = this.#draining ? "shutting down" : !this.store.loaded ? "no policy set loaded" : undefined;
+          if (why === undefined) this.#send(res, 200, "text/plain; charset=utf-8", "ok");
+          else this.#send(res, 503, "text/plain; charset=utf-8", why);
+          return;
+        }
+        case "/metrics":
+          if (req.method !== "GET") {
+            this.#send(res, 405, "text/plain; charset=utf-8", "method not allowed", { Allow: "GET" });
+            return;
+          }
+          (this.#o.metricsText ?? (() => this.metrics.text()))().then(
+            (text) => this.#send(res, 200, this.metrics.registry.contentType, text),
+            (e: unknown) => this.#send(res, 500, "text/plain; charset=utf-8", `metrics: ${e instanceof Error ? e.message : String(e)}`),
+          );
+          return;
+        default:
+          this.#send(res, 404, "text/plain; charset=utf-8", "not found");
+      }
+    } catch (e) {
+      this.logger.error({ event: "internal_error", path, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }, "internal error");
+      if (!res.headersSent) this.#send(res, 500, "text/plain; charset=utf-8", "internal error");
+    }
+  }
+
+  #send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    const h: Record<string, string | number> = { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body), ...headers };
+    if (this.#draining) h.Connection = "close";
+    res.writeHead(status, h);
+    res.end(body);
+  }
+
+  #finish(res: ServerResponse, started: number, reply: Pick<ReviewReply, "httpStatus" | "body" | "outcome" | "dryRun" | "log" | "checks">): void {
+    this.#send(res, reply.httpStatus, "application/json", reply.body);
+    const seconds = (performance.now() - started) / 1000;
+    const m = this.metrics;
+    m.requests.inc({ outcome: reply.outcome, dry_run: String(reply.dryRun) });
+    m.requestDuration.observe({ outcome: reply.outcome }, seconds);
+    for (const c of reply.checks) m.policyChecks.inc({ policy: c.policy, policy_binding: c.binding, error_type: c.errorType });
+    const fields = { event: "admission", outcome: reply.outcome, httpStatus: reply.httpStatus, durationMs: Math.round(seconds * 1e6) / 1e3, ...reply.log };
+    switch (reply.outcome) {
+      case "invalid":
+      case "too_large":
+      case "timeout":
+      case "error":
+      case "not_ready":
+        this.logger.warn(fields, "admission request failed");
+        break;
+      case "denied":
+        this.logger.info(fields, "admission request denied");
+        break;
+      default:
+        this.logger.debug(fields, "admission request");
+    }
+  }
+
+  #mutate(req: IncomingMessage, res: ServerResponse): void {
+    const started = performance.now();
+    const deadline = started + this.#timeoutMs;
+    this.metrics.inflight.inc();
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      this.metrics.inflight.dec();
+      clearTimeout(timer);
+      return true;
+    };
+    const early = (outcome: "invalid" | "too_large" | "timeout", status: number, reason: string, message: string, extra: Record<string, unknown> = {}): void => {
+      this.#finish(res, started, { httpStatus: status, body: earlyFailureBody(status, reason, message), outcome, dryRun: false, log: { error: message, ...extra }, checks: [] });
+    };
+    const timer = setTimeout(() => {
+      if (!settle()) return;
+      early("timeout", 408, "Timeout", "request body not received before the deadline");
+      req.socket.destroySoon();
+    }, this.#timeoutMs);
+    timer.unref();
+
+    if (req.method !== "POST") {
+      settle();
+      this.#finish(res, started, {
+        httpStatus: 405,
+        body: earlyFailureBody(405, "MethodNotAllowed", `method ${req.method ?? ""} not allowed; POST an AdmissionReview`),
+        outcome: "invalid",
+        dryRun: false,
+        log: { error: `method ${req.method ?? ""}` },
+        checks: [],
+      });
+      return;
+    }
+    const declared = Number(req.headers["content-length"] ?? Number.NaN);
+    const tooLarge = (size: number): void => {
+      if (!settle()) return;
+      early("too_large", 413, "RequestEntityTooLarge", `request body of ${size} bytes exceeds the limit of ${this.#maxBody} bytes`, { bytes: size });
+    };
+    let size = 0;
+    let discarded = 0;
+    const chunks: Buffer[] = [];
+    if (Number.isFinite(declared) && declared > this.#maxBody) {
+      tooLarge(declared);
+      if (declared > this.#maxDiscard) {
+        // Not worth reading: close once the answer is out.
+        res.once("finish", () => req.socket.destroySoon());
+      }
+    }
+    req.on("data", (chunk: Buffer) => {
+      if (settled) {
+        // Discarding an oversized (or abandoned) body so the client can read the answer.
+        discarded += chunk.length;
+        if (discarded > this.#maxDiscard) req.socket.destroy();
+        return;
+      }
+      size += chunk.length;
+      if (size > this.#maxBody) {
+        chunks.length = 0;
+        tooLarge(size);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (!settle()) return;
+      const text = Buffer.concat(chunks, size).toString("utf8");
+      let reply: ReviewReply;
+      try {
+        reply = handleReview(text, { settings: this.#settings, snapshot: this.store.current, deadline, now: () => performance.now() });
+      } catch (e) {
+        const message = `internal error: ${e instanceof Error ? e.message : String(e)}`;
+        reply = { httpStatus: 500, body: earlyFailureBody(500, "InternalError", message), outcome: "error", dryRun: false, log: { error: message }, checks: [] };
+      }
+      this.#finish(res, started, reply);
+    });
+    req.on("error", (e) => {
+      if (!settle()) return;
+      this.metrics.clientErrors.inc({ reason: "aborted" });
+      this.logger.warn({ event: "client_error", reason: "aborted", error: e.message }, "request aborted by the client");
+    });
+    req.on("aborted", () => {
+      if (!settle()) return;
+      this.metrics.clientErrors.inc({ reason: "aborted" });
+      this.logger.warn({ event: "client_error", reason: "aborted" }, "request aborted by the client");
+    });
+  }
+
+  /**
+   * Graceful shutdown (idempotent): stop accepting, drain in-flight requests, close connections.
+   * Resolves when every connection is closed.
+   */
+  shutdown(reason = "shutdown requested"): Promise<void> {
+    if (this.#shutdown !== undefined) return this.#shutdown;
+    this.#shutdown = this.#drain(reason);
+    return this.#shutdown;
+  }
+
+  async #drain(reason: string): Promise<void> {
+    const server = this.#server;
+    this.#draining = true;
+    this.#o.source.close();
+    this.#stopTlsWatch?.();
+    const inflight = (): number => [...this.#sockets].reduce((n, s) => n + (s.__celmapInflight ?? 0), 0);
+    this.logger.info({ event: "shutdown", reason, connections: this.#sockets.size, inflight: inflight() }, "shutting down: draining");
+    if (server === undefined) return;
+    const started = performance.now();
+    // net.Server's close: stop accepting without http.Server's immediate closeIdleConnections()
+    // (a client could be sending on an "idle" connection right now; it gets Connection: close instead).
+    const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+    const graceMs = this.#o.drainIdleGraceMs ?? 1_000;
+    const drainMs = this.#o.drainTimeoutMs ?? 25_000;
+    const closeIdle = (): void => {
+      for (const s of this.#sockets) if ((s.__celmapInflight ?? 0) === 0) s.end();
+    };
+    const idleTimer = setTimeout(() => {
+      closeIdle();
+      // Later idle ones: responses carry Connection: close, so sockets close after them; this catches stragglers.
+      const again = setInterval(closeIdle, 250);
+      again.unref();
+      void closed.then(() => clearInterval(again));
+    }, graceMs);
+    idleTimer.unref();
+    let forced = false;
+    const force = new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        forced = true;
+        for (const s of this.#sockets) s.destroy();
+        for (const s of this.#rawSockets) s.destroy();
+        resolve();
+      }, drainMs);
+      t.unref();
+      void closed.then(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+    await Promise.race([closed, force]);
+    clearTimeout(idleTimer);
+    this.logger.info({ event: "shutdown_complete", drainedMs: Math.round(performance.now() - started), forced }, "shutdown complete");
+  }
+}
