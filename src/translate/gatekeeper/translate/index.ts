@@ -38,7 +38,9 @@
  * Verdicts: `exact` — the policies reproduce Gatekeeper for every object (also for mutators
  * that are not emitted because Gatekeeper never runs them: schema conflicts, `source:
  * Generated`); `difference` — translated, with each difference stated at the field it comes
- * from; `refused` — not translated (external data; mutators Gatekeeper itself rejects;
+ * from (ModifySet numbers under CEL equality, integers beyond 2^53, locations or values a
+ * built-in kind's schema does not allow — MAP's strict decoding answers 500 —, failurePolicy
+ * Ignore); `refused` — not translated (external data; mutators Gatekeeper itself rejects;
  * features the target Kubernetes lacks), reason at the field.
  *
  * Pure: no I/O. The output is validated with celmap's own MAP validation (`src/policy`) and
@@ -54,6 +56,7 @@ import { SchemaDB } from "../schema.js";
 import { byteCompare } from "../value.js";
 import { comment, Names } from "./cel.js";
 import { mutationCel } from "./mutations.js";
+import { schemaProblems } from "./schema-check.js";
 import { applyToCel, matchConditions, namespaceSelectorGuard, resourceRules, type Condition } from "./scope.js";
 
 export type MapApiVersion = "v1" | "v1beta1" | "v1alpha1";
@@ -311,6 +314,12 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     }
     if (m.kind === "Assign" && containsUnsafeInteger(m.assign.value)) {
       diffs.push({ path: "spec.parameters.assign.value", message: "difference: integers beyond 2^53 become JSON strings in MAP's patch conversion" });
+    }
+    for (const p of schemaProblems(m)) {
+      diffs.push({
+        path: "spec.location",
+        message: `difference: ${p}; where Gatekeeper writes it, MAP's strict decoding of the patched built-in object fails the request (HTTP 500, whatever the failure policy)`,
+      });
     }
     if (failurePolicy === "Ignore") {
       diffs.push({
