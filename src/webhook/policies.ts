@@ -14,8 +14,8 @@
  * does not pay for it.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, statSync, watch, type FSWatcher } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { readdirSync, readFileSync, statSync, watch, type Dirent, type FSWatcher } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { compilePolicy, inMemoryParamSource, type JsonObject, type ParamSource } from "../admission/index.js";
 import { formatLoadError, listInputFiles, parseDocuments, type LoadedDocument } from "../io/load.js";
 import {
@@ -274,17 +274,22 @@ export class FilePolicySource implements PolicySource {
 
   close(): void {
     this.#closed = true;
-    for (const w of this.#watchers) w.close();
-    this.#watchers = [];
+    this.#unwatch();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#poll !== undefined) clearInterval(this.#poll);
   }
 
   #reload(): void {
     if (this.#closed) return;
-    // A path that did not exist at start may exist now: (re)watch on every reload attempt.
-    if (this.#watchers.length === 0) this.#watch();
+    // Re-watch: directories may have appeared or gone since (and a path missing at start may exist now).
+    this.#unwatch();
+    this.#watch();
     this.#listener?.(readPaths(this.#paths));
+  }
+
+  #unwatch(): void {
+    for (const w of this.#watchers) w.close();
+    this.#watchers = [];
   }
 
   #schedule = (): void => {
@@ -298,7 +303,15 @@ export class FilePolicySource implements PolicySource {
   };
 
   #watch(): void {
-    const watched = new Set<string>();
+    // Plain (non-recursive) watches on every directory: Node 20's recursive mode on Linux loses
+    // track of files replaced by rename.
+    const targets = new Map<string, Set<string> | "all">();
+    const add = (dir: string, name: string | undefined): void => {
+      const cur = targets.get(dir);
+      if (name === undefined) targets.set(dir, "all");
+      else if (cur === undefined) targets.set(dir, new Set([name]));
+      else if (cur !== "all") cur.add(name);
+    };
     for (const p of this.#paths) {
       let isDir = false;
       try {
@@ -306,20 +319,18 @@ export class FilePolicySource implements PolicySource {
       } catch {
         // Missing: watch the parent so its creation is seen.
       }
-      const target = isDir ? p : dirname(p);
-      const name = isDir ? undefined : basename(p);
-      const key = `${target}\0${name ?? ""}`;
-      if (watched.has(key)) continue;
-      watched.add(key);
+      if (isDir) for (const d of subdirectories(p)) add(d, undefined);
+      else add(dirname(p), basename(p));
+    }
+    for (const [dir, names] of targets) {
       try {
-        const w = watch(target, { recursive: isDir, persistent: false }, (_event, filename) => {
-          // For a file: only its own name, or the ConfigMap symlink swap (`..data`, `..2024_…`).
-          if (name !== undefined && filename !== null && filename !== name && !String(filename).startsWith("..")) return;
+        const w = watch(dir, { persistent: false }, (_event, filename) => {
+          // For single files: only their own names, or a ConfigMap symlink swap (`..data`, `..2024_…`).
+          if (names !== "all" && filename !== null && !names.has(String(filename)) && !String(filename).startsWith("..")) return;
           this.#schedule();
         });
         w.on("error", () => {
           w.close();
-          this.#watchers = this.#watchers.filter((x) => x !== w);
           this.#schedule();
         });
         this.#watchers.push(w);
@@ -328,4 +339,17 @@ export class FilePolicySource implements PolicySource {
       }
     }
   }
+}
+
+/** A directory and its subdirectories (names starting with `.` skipped, as the loader skips them). */
+function subdirectories(dir: string): string[] {
+  const out = [dir];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) if (e.isDirectory() && !e.name.startsWith(".")) out.push(...subdirectories(join(dir, e.name)));
+  return out;
 }
