@@ -291,3 +291,57 @@ describe("Kubernetes cost options", () => {
     expect(k8s(`has(o.a)`, { o: mapType(STRING, INT) }, { o: new Map() })).toBe(1);
   });
 });
+
+describe("the tracked plan gives the same value or error as the untracked one", () => {
+  const env = new Env({
+    variables: { xs: listType(INT), m: mapType(STRING, INT), s: STRING, d: DYN },
+    libraries: [],
+    cost: KUBERNETES_COST_OPTIONS,
+  });
+  const vars = { xs: [1n, 2n, 3n, 0n], m: new Map<string, CelValue>([["a", 1n], ["b", 0n]]), s: "héllo wörld 😀", d: new Map([["k", "v"]]) };
+  const EXPRS = [
+    `xs.map(x, 10 / x)`,
+    `xs.exists(x, 10 / x == 5) || true`,
+    `xs.all(x, 10 / x > 0)`,
+    `xs.exists(x, 10 / x > 100)`,
+    `xs.filter(x, 10 / x > 3)`,
+    `xs.map(x, x > 1, x * 2)`,
+    `m.all(k, m[k] >= 0) && s.contains('ö')`,
+    `m.exists_one(k, m[k] == 1)`,
+    `s + s == s`,
+    `size(s) > 3 ? s.startsWith('h') : s.endsWith('d')`,
+    `d.k == 'v' && d.missing == 'x'`,
+    `d.missing == 'x' || d.k == 'v'`,
+    `[1, 2, 3].map(x, [x, x]).filter(y, y[0] > 1)`,
+    `{'a': 1, 'b': xs[0]}.a + xs[1]`,
+    `xs[10]`,
+    `has(d.k) && !has(d.z)`,
+    `'x' in ['a', 'b', 'x'] && 5 in xs`,
+    `xs.map(x, string(x) + ':' + s).exists(y, y.matches('^3'))`,
+    `s.matches('^h.*d 😀$')`,
+    `dyn(xs) == [1, 2, 3, 0]`,
+    `cel.bind(z, xs.size(), z * z)`,
+    `xs.map(a, xs.map(b, a * b)).all(r, r.size() == 4)`,
+    `m.map(k, m[k] + 1)`,
+    `int('7') + uint(1) == 8`,
+  ];
+  for (const expr of EXPRS) {
+    test(expr, () => {
+      let ast;
+      try {
+        ast = env.compile(expr);
+      } catch {
+        ast = env.parse(expr);
+      }
+      const p = env.program(ast);
+      const run = (tracked: boolean): unknown => {
+        try {
+          return { value: tracked ? p.evalWithCost(vars).value : p.eval(vars) };
+        } catch (e) {
+          return { error: (e as Error).message };
+        }
+      };
+      expect(run(true)).toEqual(run(false));
+    });
+  }
+});
