@@ -8,6 +8,16 @@
  *   const out = mutate(pod, [r.mutator], { namespace: nsObject });
  *   // out: {object, changed, iterations, applied: ["Assign//name:1"], error?, conflicts}
  *
+ * Translating to MAP (for `celmap translate`):
+ *
+ *   const t = translate(docs, { apiVersion: "v1", minKubernetes: "1.34", failurePolicy: "Fail",
+ *                               webhook: { namespace: "gatekeeper-system", exemptNamespaces: [] } });
+ *   // t.policies, t.bindings: plain JSON (print as YAML documents, policies then bindings)
+ *   // t.verdicts: per mutator {mutator: "Kind/name", verdict: exact|difference|refused,
+ *   //             reasons: [{path: "spec.parameters.assign.externalData", message}], notes, policy}
+ *   // t.issues: self-validation failures of the output (empty unless celmap has a bug)
+ *   const r = runTranslated(t, object, { namespace: nsObject });   // through the MAP pipeline
+ *
  * Nothing here reads files or mutates its inputs. Numbers follow Go's decoding: whole numbers
  * in objects and ModifySet values are int64, every number in an Assign `value` is float64
  * (so `80` there never equals an object's `80`). External data needs a resolver
@@ -62,3 +72,18 @@ export {
   type CaseOutcome,
   type GatekeeperCase,
 } from "./cases.js";
+// The translator (mutators → MutatingAdmissionPolicies + bindings, with verdicts) and running
+// its output through the MAP pipeline: see translate/index.ts for the layout and verdict rules.
+export {
+  translate,
+  interferes,
+  locationsInteract,
+  type MapApiVersion,
+  type TranslateOptions,
+  type TranslateResult,
+  type Verdict,
+  type VerdictKind,
+  type VerdictReason,
+} from "./translate/index.js";
+export { runTranslated, type RunOptions, type RunResult } from "./translate/run.js";
+export { runCaseTranslated } from "./translate/cases.js";

@@ -57,7 +57,44 @@ import { byteCompare } from "../value.js";
 import { comment, Names } from "./cel.js";
 import { mutationCel } from "./mutations.js";
 import { schemaProblems } from "./schema-check.js";
-import { applyToCel, matchConditions, namespaceSelectorGuard, resourceRules, type Condition } from "./scope.js";
+import { applyToCel, matchConditions, namespaceSelectorGuard, resourceRules, wildcardCel, IS_NS, type Condition } from "./scope.js";
+import type { LabelSelector } from "../types.js";
+
+/** Policy-level conditions and namespace-selector requirements for the webhook's own exemptions. */
+function webhookScope(w: TranslateOptions["webhook"]): { conditions: Condition[]; selector: LabelSelector | undefined } {
+  if (w === undefined) return { conditions: [], selector: undefined };
+  const ns = w.namespace ?? "gatekeeper-system";
+  const sa = w.serviceAccount ?? "gatekeeper-admin";
+  const conditions: Condition[] = [
+    { name: "gatekeeper-webhook-not-gatekeeper", expression: `request.userInfo.?username.orValue("") != ${JSON.stringify(`system:serviceaccount:${ns}:${sa}`)}` },
+  ];
+  const ex = w.exemptNamespaces ?? [];
+  if (ex.length > 0) {
+    const NS = `(${IS_NS} ? object.metadata.?name.orValue("") : request.?namespace.orValue(""))`;
+    conditions.push({ name: "gatekeeper-webhook-exempt-namespaces", expression: `${NS} == "" || !(${ex.map((x) => wildcardCel(x, NS)).join(" || ")})` });
+  }
+  return {
+    conditions,
+    selector: {
+      matchExpressions: [
+        { key: "admission.gatekeeper.sh/ignore", operator: "DoesNotExist" },
+        { key: "kubernetes.io/metadata.name", operator: "NotIn", values: [ns] },
+      ],
+    },
+  };
+}
+
+function andSelectors(a: LabelSelector | undefined, b: LabelSelector | undefined): LabelSelector | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const ml = { ...(a.matchLabels ?? {}) };
+  const me = [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])];
+  for (const [k, v] of Object.entries(b.matchLabels ?? {})) {
+    if (k in ml && ml[k] !== v) me.push({ key: k, operator: "In", values: [v] });
+    else ml[k] = v;
+  }
+  return { ...(Object.keys(ml).length > 0 ? { matchLabels: ml } : {}), ...(me.length > 0 ? { matchExpressions: me } : {}) };
+}
 
 export type MapApiVersion = "v1" | "v1beta1" | "v1alpha1";
 
@@ -72,6 +109,21 @@ export interface TranslateOptions {
   readonly namePrefix?: string;
   /** Kind → resource for resource rules (default: the built-in catalog; unknown kinds get `*`). */
   readonly catalog?: ResourceCatalog;
+  /**
+   * What Gatekeeper's mutating webhook itself skips (gatekeeper.md §4.5–4.6), injected into
+   * every policy when given: requests by Gatekeeper's service account, namespaces labelled
+   * `admission.gatekeeper.sh/ignore`, Gatekeeper's own namespace, and the exempt namespaces
+   * (Config `excludedNamespaces` for the mutation webhook, `--exempt-namespace*`; Gatekeeper
+   * wildcards). Absent: nothing is injected (the policies then also act where the webhook
+   * would not be called — as the reference semantics do).
+   */
+  readonly webhook?: {
+    /** Gatekeeper's namespace (default `gatekeeper-system`). */
+    readonly namespace?: string;
+    /** Gatekeeper's service account name (default `gatekeeper-admin`). */
+    readonly serviceAccount?: string;
+    readonly exemptNamespaces?: readonly string[];
+  };
 }
 
 export type VerdictKind = "exact" | "difference" | "refused";
@@ -240,6 +292,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
   const catalog = options.catalog ?? ResourceCatalog.builtin();
   const verdicts: Verdict[] = [];
   const issues: string[] = [];
+  const webhook = webhookScope(options.webhook);
 
   // 1. Gatekeeper's validation.
   const valid: Mutator[] = [];
@@ -358,8 +411,9 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       const e = group[0]!;
       const m = e.m;
       const constraints: JsonObject = { resourceRules: resourceRules(m, catalog), matchPolicy: "Exact" };
-      if (m.match.namespaceSelector !== undefined) constraints.namespaceSelector = m.match.namespaceSelector;
-      const conds = guardConditions(m);
+      const nsSel = andSelectors(webhook.selector, m.match.namespaceSelector);
+      if (nsSel !== undefined) constraints.namespaceSelector = nsSel;
+      const conds = [...webhook.conditions, ...guardConditions(m)];
       spec = {
         matchConstraints: constraints,
         ...(conds.length > 0 ? { matchConditions: conds } : {}),
@@ -395,7 +449,8 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         });
       }
       spec = {
-        matchConstraints: { resourceRules: rules, matchPolicy: "Exact" },
+        matchConstraints: { resourceRules: rules, matchPolicy: "Exact", ...(webhook.selector !== undefined ? { namespaceSelector: webhook.selector } : {}) },
+        ...(webhook.conditions.length > 0 ? { matchConditions: webhook.conditions } : {}),
         failurePolicy,
         reinvocationPolicy: "IfNeeded",
         mutations,
@@ -422,8 +477,16 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     if (!bv.ok) issues.push(`binding ${name}: ${bv.message}`);
     policies.push(policy);
     bindings.push(binding);
+    const creates = ms.filter((m) => m.path.nodes.some((n, d) => n.type === "List" && !n.glob && m.tester.conditionAt(d) !== "MustExist"));
     for (const e of group) {
       const notes = [...e.notes];
+      const hasMustNot = e.m.path.nodes.some((_, d) => e.m.tester.conditionAt(d) === "MustNotExist") || e.m.kind === "AssignMetadata";
+      const others = creates.filter((c) => c !== e.m);
+      if (hasMustNot && others.length > 0 && e.m.kind !== "AssignMetadata") {
+        notes.push(
+          `defaulting: the apiserver defaults the object after every MAP mutation, Gatekeeper's passes see list elements created by ${others.map(mutatorLabel).join(", ")} before any defaulting — a MustNotExist test on a field with an API default (e.g. imagePullPolicy) may then not apply to them in the cluster (gatekeeper.md §5.7)`,
+        );
+      }
       if (group.length > 1) {
         notes.push(
           `grouped with ${ms.filter((x) => x !== e.m).map(mutatorLabel).join(", ")}: they interact, so one policy reproduces Gatekeeper's order and ${systemSize} passes` +

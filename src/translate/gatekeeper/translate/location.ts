@@ -92,6 +92,8 @@ export class LocationCompiler {
         missing = cond === "MustExist" ? "[]" : this.create(i, cptr);
       }
       const body = present === missing ? present : `(${celString(k)} in ${cur} ?\n  ${indent(present)} :\n  ${indent(missing)})`;
+      // The admitted object itself is always a map.
+      if (i === 0) return body;
       return `(type(${cur}) == map ?\n  ${indent(body)} :\n  ${errorOp(objectMismatch(node))})`;
     }
     if (last) {

@@ -167,6 +167,26 @@ describe("grouping and passes", () => {
   });
 });
 
+describe("webhook exemptions (option)", () => {
+  it("skips Gatekeeper's namespace, ignored and exempt namespaces; validates", () => {
+    const doc = parse(DOC_EXAMPLES_YAML.find((y) => y.includes("demo-image-pull-policy"))!) as Obj;
+    const t = translate([doc], { webhook: { exemptNamespaces: ["kube-*"] } });
+    expect(t.issues).toEqual([]);
+    const spec = t.policies[0]!.spec as { matchConstraints: { namespaceSelector: unknown }; matchConditions: { name: string }[] };
+    expect(spec.matchConstraints.namespaceSelector).toBeDefined();
+    expect(spec.matchConditions.map((c) => c.name)).toContain("gatekeeper-webhook-not-gatekeeper");
+    const nsObj = (name: string, labels: Obj = {}) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "kubernetes.io/metadata.name": name, ...labels } } });
+    const run = (ns: Obj) => {
+      const o = pod((ns.metadata as Obj).name as string, [{ name: "c", image: "i" }]);
+      return ((runTranslated(t, o, { namespace: ns }).object as { spec: { containers: Obj[] } }).spec.containers[0]!).imagePullPolicy;
+    };
+    expect(run(nsObj("default"))).toBe("Always");
+    expect(run(nsObj("gatekeeper-system"))).toBeUndefined();
+    expect(run(nsObj("kube-public"))).toBeUndefined();
+    expect(run(nsObj("app", { "admission.gatekeeper.sh/ignore": "yes" }))).toBeUndefined();
+  });
+});
+
 describe("regressions", () => {
   it("a namespaced object's request namespace, not a made-up default (fromMetadata namespace)", () => {
     const docs = [{ apiVersion: "mutations.gatekeeper.sh/v1", kind: "AssignMetadata", metadata: { name: "ns" }, spec: { location: "metadata.labels.ns", parameters: { assign: { fromMetadata: { field: "namespace" } } } } }];
