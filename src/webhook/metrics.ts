@@ -22,6 +22,9 @@
  *   `celmap_webhook_policy_set_generation`.
  * - `celmap_webhook_certificate_reloads_total{result}`, `celmap_webhook_certificate_expiry_timestamp_seconds`.
  * - `celmap_webhook_inflight_requests`, and prom-client's default process metrics.
+ *
+ * With `--workers`, counters and histograms are summed over the workers; the policy-set and
+ * certificate gauges take the max (min for success and expiry), since every worker loads the same files.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
@@ -108,16 +111,19 @@ export class WebhookMetrics {
       name: "celmap_webhook_policies",
       help: "Objects in the active policy set, by kind.",
       labelNames: ["kind"],
+      aggregator: "max",
       registers: [registry],
     });
     this.policyReloadSuccess = new Gauge({
       name: "celmap_webhook_policy_set_last_reload_success",
       help: "1 when the last policy (re)load succeeded, 0 when the last good set is kept after a bad edit.",
+      aggregator: "min",
       registers: [registry],
     });
     this.policyGeneration = new Gauge({
       name: "celmap_webhook_policy_set_generation",
       help: "Generation of the active policy set (increments on each successful change).",
+      aggregator: "max",
       registers: [registry],
     });
     this.certificateReloads = new Counter({
@@ -129,6 +135,7 @@ export class WebhookMetrics {
     this.certificateExpiry = new Gauge({
       name: "celmap_webhook_certificate_expiry_timestamp_seconds",
       help: "notAfter of the serving certificate, as a Unix timestamp.",
+      aggregator: "min",
       registers: [registry],
     });
     this.inflight = new Gauge({
