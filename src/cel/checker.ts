@@ -305,6 +305,9 @@ function functionInfo(info: EnvInfo, fn: FunctionDecl): FunctionInfo {
   return fi;
 }
 
+/** Scratch: the fields of a select chain, outermost first (used between recursive calls only). */
+const FIELDS: string[] = [];
+
 /** Shared `{ name }` references of locals (immutable). */
 const LOCAL_REFERENCES = new Map<string, Reference>();
 
@@ -367,11 +370,10 @@ class Checker {
   validators = 0;
   private freeTypeVarCounter = 0;
   /** Local variables (comprehension scopes), innermost last; a scope is a run of entries. */
-  private readonly localNames: string[] = [];
-  private readonly localTypes: CelType[] = [];
-  private readonly localReferences: Reference[] = [];
+  /** Three slots a local: name, type, reference; created with the first local. */
+  private locals: (string | CelType | Reference)[] | undefined;
   /** Scratch: the fields of a select chain, outermost first. */
-  private readonly fields: string[] = [];
+
 
   constructor(
     private readonly parsed: ParsedExpr,
@@ -439,33 +441,32 @@ class Checker {
 
   private lookupLocal(name: string): CelType | undefined {
     const i = this.localIndex(name);
-    return i < 0 ? undefined : this.localTypes[i];
+    return i < 0 ? undefined : (this.locals![i + 1] as CelType);
   }
 
-  /** Index of the innermost local named `name` (a leading dot ignored), or -1. */
+  /** Slot of the innermost local named `name` (a leading dot ignored), or -1. */
   private localIndex(name: string): number {
-    const names = this.localNames;
-    if (names.length === 0) return -1;
+    const locals = this.locals;
+    if (locals === undefined || locals.length === 0) return -1;
     const n = name.charCodeAt(0) === 46 ? name.slice(1) : name;
-    for (let i = names.length - 1; i >= 0; i--) {
-      if (names[i] === n) return i;
+    for (let i = locals.length - 3; i >= 0; i -= 3) {
+      if (locals[i] === n) return i;
     }
     return -1;
   }
 
   private pushLocal(name: string, type: CelType): void {
-    this.localNames.push(name);
-    this.localTypes.push(type);
-    this.localReferences.push(localReference(name));
+    (this.locals ??= []).push(name, type, localReference(name));
   }
 
   private popLocal(): void {
-    this.localNames.pop();
-    this.localTypes.pop();
-    this.localReferences.pop();
+    const locals = this.locals!;
+    locals.pop();
+    locals.pop();
+    locals.pop();
   }
 
-  /** The name trie node of `root` followed by `this.fields` (outermost last), created as needed. */
+  /** The name trie node of `root` followed by `FIELDS` (outermost last), created as needed. */
   private nameNode(root: string, fieldCount: number): NameNode {
     const info = this.info;
     if (info.nameNodes > MAX_NAME_NODES) {
@@ -478,7 +479,7 @@ class Checker {
       info.names.set(root, node);
       info.nameNodes++;
     }
-    const fields = this.fields;
+    const fields = FIELDS;
     for (let i = fieldCount - 1; i >= 0; i--) {
       const f = fields[i]!;
       let children: Map<string, NameNode> | undefined = node.children;
@@ -503,7 +504,7 @@ class Checker {
     let r = node.resolved;
     if (r === undefined) {
       let name = root;
-      for (let i = fieldCount - 1; i >= 0; i--) name += `.${this.fields[i]!}`;
+      for (let i = fieldCount - 1; i >= 0; i--) name += `.${FIELDS[i]!}`;
       const env = this.env;
       const found = resolveCandidates(this.info.prefixes, name, (candidate) => lookupGlobal(env, candidate));
       r = found === undefined ? null : { ...found, reference: referenceOf(found) };
@@ -567,12 +568,12 @@ class Checker {
   private checkIdent(e: IdentExpr): Expr {
     const name = e.name;
     const li = this.localIndex(name);
-    const local = li < 0 ? undefined : this.localTypes[li];
+    const local = li < 0 ? undefined : (this.locals![li + 1] as CelType);
     const rootScoped = name.charCodeAt(0) === 46;
     if (local !== undefined && !rootScoped) {
       // The name as written is the local's name (no leading dot).
       this.setType(e, local);
-      this.referenceMap.set(e.id, this.localReferences[li]!);
+      this.referenceMap.set(e.id, this.locals![li + 2] as Reference);
       return e;
     }
     const r = this.resolveGlobal(name, 0);
@@ -610,7 +611,7 @@ class Checker {
 
   /** `a.b.c` (idents and plain selects only) as a global name, if it is one and `a` is not a local. */
   private resolveQualified(e: SelectExpr): (Resolved & { readonly reference: Reference }) | undefined {
-    const fields = this.fields;
+    const fields = FIELDS;
     let n = 0;
     let cur: Expr = e;
     while (cur.kind === "select") {
@@ -1114,9 +1115,9 @@ class Checker {
     const accuInit = this.check(e.accuInit);
     const rangeType = substitute(this.mapping, this.getType(iterRange), false);
     const accuType = this.getType(accuInit);
-    const names = this.localNames;
-    const outer = names.length;
     this.pushLocal(e.accuVar, accuType);
+    const locals = this.locals!;
+    const outer = locals.length;
 
     const twoVar = e.iterVar2 !== undefined && e.iterVar2 !== "";
     let varType: CelType;
@@ -1156,7 +1157,7 @@ class Checker {
     this.assertType(loopCondition, BOOL);
     const loopStep = this.check(e.loopStep);
     this.assertType(loopStep, accuType);
-    while (names.length > outer + 1) this.popLocal();
+    while (locals.length > outer) this.popLocal();
     const result = this.check(e.result);
     this.popLocal();
     this.setType(e, substitute(this.mapping, this.getType(result), false));
