@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { LazyVariables } from "../k8s/environment.js";
 import { OBJECT_TYPE } from "../k8s/object.js";
 import { BOOL, DYN, STRING, mapType } from "../types.js";
+import type { CelValue } from "../values.js";
 import { ExceptionsValue, compileKyvernoVariables, kyvernoEnv } from "./environment.js";
 import { OfflineImageDataProvider, OfflineResourceProvider } from "./providers.js";
 import { err, m, run, v, type Outcome } from "./test-harness.js";
 
-const pod = new Map<string, unknown>([
+const pod = new Map<string, CelValue>([
   ["apiVersion", "v1"],
   ["kind", "Pod"],
   ["metadata", m({ name: "p", namespace: "default", labels: m({ app: "web" }) })],

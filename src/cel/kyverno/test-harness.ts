@@ -24,4 +24,4 @@ export function run(expr: string, options: KyvernoEnvOptions = {}, bindings: Rea
 
 export const v = (value: unknown): Outcome => ({ value: value as CelValue });
 export const err = (message: string): Outcome => ({ evalError: message });
-export const m = (entries: Record<string, unknown>): Map<string, unknown> => new Map(Object.entries(entries));
+export const m = (entries: Record<string, unknown>): Map<string, CelValue> => new Map(Object.entries(entries)) as Map<string, CelValue>;
