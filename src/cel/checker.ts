@@ -305,6 +305,9 @@ function functionInfo(info: EnvInfo, fn: FunctionDecl): FunctionInfo {
   return fi;
 }
 
+/** Scratch: the type variables of the arguments of the call being resolved. */
+const ARG_VARS: CelType[] = [];
+
 /** Scratch: the fields of a select chain, outermost first (used between recursive calls only). */
 const FIELDS: string[] = [];
 
@@ -798,7 +801,9 @@ class Checker {
 
     // The resolution depends only on the structure of the argument types (free
     // type variables up to renaming): replay an earlier one when there is one.
-    let argVars: CelType[] = [];
+    // (A shared scratch array on the way to a replay; resolution does not recurse.)
+    let argVars = ARG_VARS;
+    if (argVars.length > 0) argVars.length = 0;
     const below = this.freeTypeVarCounter;
     const n = argTypes.length;
     const root = n * 2 + (isMember ? 1 : 0);
