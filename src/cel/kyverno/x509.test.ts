@@ -68,3 +68,83 @@ describe("x509 library (kyverno/sdk impl_test.go)", () => {
     expect(run(expr)).toHaveProperty("compileError");
   });
 });
+
+// Generated with OpenSSL 3 (RSA 1024, serial 4660) with the extensions Go parses; expected values follow Go's crypto/x509.
+const richCert = `-----BEGIN CERTIFICATE-----
+MIIDYTCCAsqgAwIBAgICEjQwDQYJKoZIhvcNAQELBQAwSjELMAkGA1UEBhMCVVMx
+EDAOBgNVBAoMB0t5dmVybm8xDzANBgNVBAsMBlBvbGljeTEYMBYGA1UEAwwPdGVz
+dC5reXZlcm5vLmlvMB4XDTI2MTEyMTIxNTMyMFoXDTM2MTExODIxNTMyMFowSjEL
+MAkGA1UEBhMCVVMxEDAOBgNVBAoMB0t5dmVybm8xDzANBgNVBAsMBlBvbGljeTEY
+MBYGA1UEAwwPdGVzdC5reXZlcm5vLmlvMIGfMA0GCSqGSIb3DQEBAQUAA4GNADCB
+iQKBgQDLHEJGlK3utRVg5uLCTu/jiw4NLA8EZ0I92FPDwXeO0TCO+PW6YF5uGtwC
+En+pzqPEmxj6rSqAGMwco42vpuz+oIeVqW/UfkTK+I/9bq1CctffueaAlRMrEhNf
+Rk+9xXy1a12xf2jx0ns9W1psDImh3tpZ22Z/o8UPJcmtuPQDgQIDAQABo4IBVDCC
+AVAwTgYDVR0RBEcwRYINYS5leGFtcGxlLmNvbYINYi5leGFtcGxlLmNvbYcECgAA
+AYcQIAENuAAAAAAAAAAAAAAAAYENeEBleGFtcGxlLmNvbTAOBgNVHQ8BAf8EBAMC
+BaAwHQYDVR0lBBYwFAYIKwYBBQUHAwEGCCsGAQUFBwMCMAwGA1UdEwEB/wQCMAAw
+XQYIKwYBBQUHAQEEUTBPMCMGCCsGAQUFBzABhhdodHRwOi8vb2NzcC5leGFtcGxl
+LmNvbTAoBggrBgEFBQcwAoYcaHR0cDovL2NhLmV4YW1wbGUuY29tL2NhLmNydDAu
+BgNVHR8EJzAlMCOgIaAfhh1odHRwOi8vY3JsLmV4YW1wbGUuY29tL2NhLmNybDAT
+BgNVHSAEDDAKMAgGBmeBDAECATAdBgNVHQ4EFgQUefPFkW4FoMLET4X4ghVzAt15
+HigwDQYJKoZIhvcNAQELBQADgYEAwYwCYU1gCTj3ohbCXOf7mMYXmA3cu3ctXcWd
+8njXvzFsA6vHMPU7HHGmXFufrg98Ij9J9xDg1zNWSI0CemdG0tqrQziUu6f9wjd2
+xNaQJGkJNiDBLzCOOlsfdGvRVx+G+fJRrBZ9m4tk7lXxn4joD5V3hsJfxQR7Ip8M
+9shmmd4=
+-----END CERTIFICATE-----`;
+const csr = `-----BEGIN CERTIFICATE REQUEST-----
+MIIB6zCCAVQCAQAwSjELMAkGA1UEBhMCVVMxEDAOBgNVBAoMB0t5dmVybm8xDzAN
+BgNVBAsMBlBvbGljeTEYMBYGA1UEAwwPdGVzdC5reXZlcm5vLmlvMIGfMA0GCSqG
+SIb3DQEBAQUAA4GNADCBiQKBgQDLHEJGlK3utRVg5uLCTu/jiw4NLA8EZ0I92FPD
+wXeO0TCO+PW6YF5uGtwCEn+pzqPEmxj6rSqAGMwco42vpuz+oIeVqW/UfkTK+I/9
+bq1CctffueaAlRMrEhNfRk+9xXy1a12xf2jx0ns9W1psDImh3tpZ22Z/o8UPJcmt
+uPQDgQIDAQABoGEwXwYJKoZIhvcNAQkOMVIwUDBOBgNVHREERzBFgg1hLmV4YW1w
+bGUuY29tgg1iLmV4YW1wbGUuY29thwQKAAABhxAgAQ24AAAAAAAAAAAAAAABgQ14
+QGV4YW1wbGUuY29tMA0GCSqGSIb3DQEBCwUAA4GBAE2j7tB6x//HQ9qLbug6b/nC
+KH10fm07ltqENzzQw8RdoDEAMvhUH+EsTPC/TibyFgV+0a689j9os+QVI44NiepK
+dZtOGQcrp+YsxyLPUxaIXRO3g1Kj5mnm0OEhau9h8Lnl/pfAXY/qHAKoG1iK0D4s
+bROZZNjL9AuWw1GlQycS
+-----END CERTIFICATE REQUEST-----`;
+
+describe("x509 library (extensions, requests)", () => {
+  it.each<[string, Outcome]>([
+    [`x509.decode(object).KeyUsage`, v(5)],
+    [`x509.decode(object).ExtKeyUsage`, v([1, 2])],
+    [`x509.decode(object).SerialNumber`, v(4660)],
+    [`[x509.decode(object).BasicConstraintsValid, x509.decode(object).IsCA, x509.decode(object).MaxPathLenZero]`, v([true, false, false])],
+    [`x509.decode(object).MaxPathLen`, v(-1)],
+    [`x509.decode(object).DNSNames`, v(["a.example.com", "b.example.com"])],
+    [`x509.decode(object).IPAddresses`, v(["10.0.0.1", "2001:db8::1"])],
+    [`x509.decode(object).EmailAddresses`, v(["x@example.com"])],
+    [`x509.decode(object).OCSPServer`, v(["http://ocsp.example.com"])],
+    [`x509.decode(object).IssuingCertificateURL`, v(["http://ca.example.com/ca.crt"])],
+    [`x509.decode(object).CRLDistributionPoints`, v(["http://crl.example.com/ca.crl"])],
+    [`x509.decode(object).PolicyIdentifiers`, v([[2, 23, 140, 1, 2, 1]])],
+    [`x509.decode(object).Issuer.Country + x509.decode(object).Issuer.Organization + x509.decode(object).Issuer.OrganizationalUnit`, v(["US", "Kyverno", "Policy"])],
+    [`x509.decode(object).Issuer.CommonName`, v("test.kyverno.io")],
+    [`x509.decode(object).AuthorityKeyId`, v(null)], // OpenSSL omits the AKI of a self-signed certificate; Go's nil slice
+    [`x509.decode(object).Extensions.map(e, e.Id[3])`, v([17, 15, 37, 19, 1, 31, 32, 14])],
+    [`x509.decode(object).Extensions.filter(e, e.Critical).map(e, e.Id)`, v([[2, 5, 29, 15], [2, 5, 29, 19]])],
+  ])("%s", (expr, want) => {
+    expect(run(expr, {}, { object: richCert })).toEqual(want);
+  });
+
+  it.each<[string, Outcome]>([
+    [`x509.decode(object).Subject.CommonName`, v("test.kyverno.io")],
+    [`x509.decode(object).Subject.Country`, v(["US"])],
+    [`x509.decode(object).DNSNames`, v(["a.example.com", "b.example.com"])],
+    [`x509.decode(object).IPAddresses`, v(["10.0.0.1", "2001:db8::1"])],
+    [`x509.decode(object).Version`, v(0)],
+    [`x509.decode(object).SignatureAlgorithm`, v(4)],
+    [`x509.decode(object).PublicKeyAlgorithm`, v(1)],
+    [`size(x509.decode(object).Extensions)`, v(1n)],
+  ])("request: %s", (expr, want) => {
+    expect(run(expr, {}, { object: csr })).toEqual(want);
+  });
+
+  it("agrees with node:crypto on the subject alternative names", () => {
+    const node = new X509Certificate(richCert);
+    expect(node.subjectAltName).toBe("DNS:a.example.com, DNS:b.example.com, IP Address:10.0.0.1, IP Address:2001:DB8:0:0:0:0:0:1, email:x@example.com");
+    expect(node.keyUsage).toEqual(["1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2"]);
+    expect((decodePem(richCert) as { Raw: string }).Raw).toBe(node.raw.toString("base64"));
+  });
+});
