@@ -1,7 +1,7 @@
 /**
  * Property-based differential test: translated MAPs through the pipeline == Gatekeeper's
  * reference semantics, on generated (mutator set, object) pairs over Pod, Deployment, Service,
- * ConfigMap and a custom resource. Default size: 260 mutator sets × 40 objects (≥ 10,000 pairs compared after
+ * ConfigMap, Namespace and a custom resource. Default size: 260 mutator sets × 40 objects (≥ 10,000 pairs compared after
  * skipping the few sets Gatekeeper rejects or that translate with a stated difference).
  *
  *   GK_PROP_RUNS=<sets>  GK_PROP_OBJECTS=<objects per set>  GK_PROP_SEED=<seed>  (to replay a failure)

@@ -2,7 +2,8 @@
  * Differential testing of the translator: fast-check generators of (mutator set, objects) on
  * real kinds — Pod, Deployment, Service, ConfigMap (built-in schemas: locations and values are
  * kept schema-valid, since MAP strictly decodes built-in objects) and a schemaless custom
- * resource `example.com/v1 Widget` (anything goes, type mismatches included) — and the check
+ * resource `example.com/v1 Widget` (anything goes, type mismatches included), and Namespace
+ * (cluster-scoped, matched by its own name and labels) — and the check
  * that the translated policies, run through the MAP pipeline, give what Gatekeeper's reference
  * semantics give: the same object, or an error in both (Gatekeeper's webhook error ↔ a denied
  * request). Built-in objects always carry the parts the apiserver always serialises
@@ -37,7 +38,7 @@ const name = fc.constantFrom(...NAMES);
 const IMAGES = ["nginx", "nginx:1.2", "library/busybox:v1", "docker.io/library/busybox:v1", "localhost/x", "localhost:5000/a/b@sha256:" + "a".repeat(32), "a.b.c:5000//not.good:ABC", "x@sha256:" + "b".repeat(40), ""];
 const ARGS = ["--v", "--alsologtostderr", "-x", "--port=80"];
 
-const labels = fc.dictionary(fc.constantFrom("app", "team", "env", "owner"), fc.constantFrom("web", "db", "prod", "admin"), { maxKeys: 3 });
+const labels = fc.dictionary(fc.constantFrom("app", "team", "env", "owner", "tier"), fc.constantFrom("web", "db", "prod", "admin"), { maxKeys: 3 });
 
 function metadata(kindNs: boolean): fc.Arbitrary<Obj> {
   return fc.record(
@@ -218,7 +219,27 @@ export const WIDGET: KindSpec = {
   images: ["spec.items[name: *].image", "spec.a.b"],
 };
 
-export const KINDS: readonly KindSpec[] = [POD, DEPLOYMENT, SERVICE, CONFIGMAP, WIDGET];
+/** Cluster-scoped, and matched by its own name and labels (namespaces, namespaceSelector, scope). */
+export const NAMESPACE: KindSpec = {
+  apiVersion: "v1",
+  kind: "Namespace",
+  group: "",
+  version: "v1",
+  object: fc
+    .record(
+      {
+        metadata: fc.record({ name: fc.constantFrom("default", "prod-ns", "kube-system"), labels }, { requiredKeys: ["name"] }),
+        spec: fc.record({ finalizers: fc.array(fc.constantFrom("kubernetes", "x.io/y"), { maxLength: 2 }) }, { requiredKeys: [] }),
+      },
+      { requiredKeys: ["metadata", "spec"] },
+    )
+    .map((o) => ({ apiVersion: "v1", kind: "Namespace", ...o })),
+  assigns: fc.record({ location: fc.constant("spec.finalizers"), value: fc.constantFrom(["kubernetes"], []) }),
+  sets: [{ location: "spec.finalizers", values: fc.array(fc.constantFrom("kubernetes", "a.io/b"), { maxLength: 2 }) }],
+  images: [],
+};
+
+export const KINDS: readonly KindSpec[] = [POD, DEPLOYMENT, SERVICE, CONFIGMAP, WIDGET, NAMESPACE];
 
 /** Every prefix of a location (for pathTests), by re-printing the parsed path. */
 function prefixes(location: string): string[] {
@@ -355,9 +376,11 @@ export interface Scenario {
   readonly translation: TranslateResult;
 }
 
-/** A set of 1–4 mutators for one kind (only ones Gatekeeper accepts), translated. */
+/** A set of 1–4 mutators, mostly for kind `k` (some for other kinds: applyTo filtering, grouping). */
 export function scenario(k: KindSpec): fc.Arbitrary<{ kind: string; docs: Obj[] }> {
-  return fc.array(mutatorDoc(k), { minLength: 1, maxLength: 4 }).map((ds) => ({
+  const other = fc.constantFrom(...KINDS.filter((x) => x !== k)).chain((x) => mutatorDoc(x));
+  const doc = fc.oneof({ weight: 4, arbitrary: mutatorDoc(k) }, { weight: 1, arbitrary: other });
+  return fc.array(doc, { minLength: 1, maxLength: 4 }).map((ds) => ({
     kind: k.kind,
     docs: ds.map((d, i) => ({ ...d, metadata: { name: `m${i}` } })),
   }));

@@ -358,6 +358,13 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "refused", reasons, notes });
       continue;
     }
+    if (!cel.expression.includes("JSONPatch{")) {
+      // Its pathTests rule out every object (e.g. MustNotExist on a parent of a glob that would
+      // have to be created): it can neither change anything nor fail.
+      notes.push("not emitted: it never changes an object (its pathTests exclude every case where it would)");
+      verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "exact", reasons, notes });
+      continue;
+    }
     const diffs: VerdictReason[] = [];
     if (m.kind === "ModifySet" && containsNumber(m.values)) {
       diffs.push({

@@ -213,6 +213,14 @@ describe("regressions", () => {
     expect(mutate(o, compile(docs)).error).toBeDefined();
     expect(runTranslated(t, o).allowed).toBe(false);
   });
+  it("a mutator whose pathTests exclude everything is not emitted (an all-[] expression would type as list(dyn))", () => {
+    const t = translate([
+      { apiVersion: "mutations.gatekeeper.sh/v1", kind: "Assign", metadata: { name: "m1" }, spec: { applyTo: [{ groups: [""], versions: ["v1"], kinds: ["Pod"] }], location: "spec.containers[name: *].imagePullPolicy", parameters: { assign: { value: "Always" }, pathTests: [{ subPath: "spec", condition: "MustNotExist" }] } } },
+    ]);
+    expect(t.issues).toEqual([]);
+    expect(t.policies).toEqual([]);
+    expect(t.verdicts[0]!.verdict).toBe("exact");
+  });
   it("the result equals what jsonEqual says for unchanged objects", () => {
     expect(jsonEqual(normalizeResult({ a: {}, b: null }, {}), {})).toBe(true);
   });
