@@ -14,6 +14,7 @@ import { AggregatorRegistry } from "prom-client";
 import type { Logger } from "pino";
 import { FilePolicySource } from "./policies.js";
 import { defaultLogger, WebhookServer, type WebhookServerOptions } from "./server.js";
+import { readTlsMaterial } from "./tls.js";
 
 export interface WebhookRunConfig extends Omit<WebhookServerOptions, "source" | "logger" | "metricsText"> {
   /** Policy files and directories (watched). */
@@ -104,6 +105,13 @@ function askPrimaryForMetrics(): Promise<string> {
 
 async function runPrimary(config: WebhookRunConfig, count: number): Promise<number> {
   const logger = defaultLogger(config.logLevel ?? "info").child({ role: "primary" });
+  // Fail fast on unusable TLS files rather than restarting workers that cannot start.
+  try {
+    readTlsMaterial(config.tls);
+  } catch (e) {
+    logger.fatal({ event: "start_failed", error: e instanceof Error ? e.message : String(e) }, "cannot start the webhook");
+    return 1;
+  }
   const aggregator = new AggregatorRegistry();
   let shuttingDown = false;
   const crashes: number[] = [];
