@@ -8,7 +8,10 @@
  * `listObjToMap must take lists of equal length. list1: N, list2: M`;
  * `the passed key name cannot be handled as a string in the key object list`
  * (a missing or non-string key). A missing value field gives `null`; a later
- * duplicate key wins.
+ * duplicate key wins. An element that is not an object makes Kyverno's Go code
+ * panic (an unchecked type assertion); here it is the error
+ * `failed to convert key to a string, map` (key list) or `object cannot be
+ * handled as a map string to any in the value object list` (value list).
  */
 import { func, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";

@@ -6,9 +6,11 @@
  * JSON, then decoded by `encoding/json`, so numbers are doubles, keys are
  * strings, and anchors/aliases are resolved. celmap's engine has no YAML parser
  * of its own (`src/cel` imports nothing but `@bufbuild/re2`): the caller
- * supplies one ({@link YamlParser}, e.g. the `yaml` package's `parse` with
- * YAML 1.1 booleans off as sigs.k8s.io/yaml's goyaml.v2 has them on — see the
- * deviations in the module index). Errors are wrapped as `error converting YAML to JSON: <message>`.
+ * supplies one ({@link YamlParser}). sigs.k8s.io/yaml parses with go-yaml v2,
+ * i.e. YAML 1.1 (`yes`/`no`/`on`/`off` are booleans): the `yaml` package's
+ * `parse(text, { version: "1.1" })` matches it for ordinary documents. Parser
+ * failures are wrapped as `error converting YAML to JSON: <message>` (the
+ * message is the parser's, not go-yaml's).
  */
 import { func, memberOverload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
