@@ -130,6 +130,23 @@ describe("AdmissionReview", () => {
   });
 });
 
+describe("keep-alive", () => {
+  it("an idle connection outlives the header timeout and is reused (the apiserver reuses connections)", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ports: number[] = [];
+    agent.on("free", (sock: { localPort: number }) => ports.push(sock.localPort));
+    try {
+      expect(responseOf(await call(pki, s.port, review().body, { agent })).allowed).toBe(true);
+      await new Promise((r) => setTimeout(r, 1_800)); // headersTimeout is 1 s here
+      expect(responseOf(await call(pki, s.port, review().body, { agent })).allowed).toBe(true);
+      expect(ports).toHaveLength(2);
+      expect(ports[1]).toBe(ports[0]);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
+
 describe("bad input: proper answers, logged, counted, server keeps serving", () => {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   afterAll(() => agent.destroy());
