@@ -39,6 +39,11 @@ describe("kyvernoEnv: variables and types", () => {
     [`ip("10.0.0.1").family()`, v(4n)],
     [`semver("1.2.3").major()`, v(1n)],
     [`object.?spec.?replicas.orValue(1)`, v(1n)],
+    // Kyverno's orValue compatibility (cel-go 0.27): a non-optional receiver is returned as is
+    [`object.metadata.name.orValue("x")`, v("p")],
+    [`optional.none().orValue(3)`, v(3n)],
+    [`__orValueCompat__(optional.of(1), 2)`, v(1n)],
+    [`object.metadata.missing.orValue("x")`, { evalError: "no such key: missing" }],
     [`[1, "a"]`, { compileError: "expected type 'int' but found 'string'" }], // homogeneous aggregate literals
     [`1 < 2.0`, v(true)], // cross-type numeric comparisons
     [`duration("x")`, { compileError: expect.stringContaining("duration") as unknown as string }], // literal validation
@@ -66,6 +71,8 @@ describe("kyvernoEnv: variables and types", () => {
     expect(env.compile(`http.Get("x")`).type.kind).toBe("any");
     expect(env.compile(`globalContext.Get("x")`).type).toEqual(DYN);
     expect(env.compile(`isImage("x")`).type).toEqual(BOOL);
+    // every orValue is __orValueCompat__(x, y): dyn, even on a typed optional
+    expect(env.compile(`optional.of(1).orValue(2)`).type).toEqual(DYN);
   });
 });
 

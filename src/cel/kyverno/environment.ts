@@ -17,7 +17,11 @@
  *    **`ext.Regex` v1** (`regex.replace/extract/extractAll`), and again lists v3,
  *    sets, strings v2 and the Kubernetes CIDR, format, IP, lists, regex, URL,
  *    quantity and semver libraries (already present). Then the `orValue`
- *    compatibility macro (see deviations).
+ *    compatibility macro: every `x.orValue(y)` becomes `__orValueCompat__(x, y)`,
+ *    typed `dyn`, returning an optional's value (or `y` when empty) and a
+ *    non-optional `x` as is (cel-go ≤ 0.27 behaviour). Reproduced here as a
+ *    `dyn` receiver overload of `orValue` ({@link OR_VALUE_COMPAT_LIBRARY}):
+ *    the checker then types every `orValue` call `dyn`, as Kyverno's rewrite does.
  * 3. Variables: `object`, `oldObject` (dyn); `request`
  *    (`kubernetes.AdmissionRequest` plus `object`/`oldObject` dyn fields);
  *    `namespaceObject` (`kubernetes.Namespace`); `variables`
@@ -35,15 +39,11 @@
  * Not declared (a compile error, as in Kyverno): `params` (no paramKind) and
  * `authorizer` (the authz functions exist but nothing to call them on).
  *
- * Deviations (engine limits; reported to the engine owners):
- * - The `orValue` compatibility macro is not reproduced: Kyverno rewrites every
- *   `x.orValue(y)` to `__orValueCompat__(x, y)` (typed `dyn`; a non-optional `x`
- *   is returned as is). Here `orValue` is cel-go's: typed from the optional, and
- *   an error on a non-optional receiver. Needs a custom receiver macro in the parser.
+ * Deviations:
  * - `ext.Protos` is not added (no protobuf messages in this environment).
  */
 import { KUBERNETES_COST_OPTIONS } from "../cost-runtime.js";
-import type { Library, TypeProvider } from "../decls.js";
+import { func, memberOverload, overload, type Library, type TypeProvider } from "../decls.js";
 import { Env } from "../env.js";
 import { CelEvalError } from "../errors.js";
 import { ENCODERS_LIBRARY } from "../ext/encoders.js";
@@ -61,8 +61,7 @@ import {
 import { JSONPATCH_LIBRARY } from "../k8s/jsonpatch.js";
 import type { CelSchemaNode } from "../k8s/values.js";
 import { DYN, STRING, listType, messageType, type CelType } from "../types.js";
-import { CelObject, type CelValue } from "../values.js";
-import { CelTimestamp } from "../values.js";
+import { CelObject, CelOptional, CelTimestamp, type CelValue } from "../values.js";
 import { GLOBAL_CONTEXT_LIBRARY, GlobalContextValue, type GlobalContextProvider } from "./globalcontext.js";
 import { GZIP_LIBRARY } from "./gzip.js";
 import { HASH_LIBRARY } from "./hash.js";
@@ -87,6 +86,23 @@ export const EXCEPTION_TYPE = messageType("libs.Exception");
 
 /** `ext.Bindings()`: the `cel.bind` macro. */
 export const BINDINGS_LIBRARY: Library = { name: "cel.lib.ext.cel.bindings", macros: ["bind"] };
+
+function orValueCompat(lhs: CelValue, rhs: CelValue): CelValue {
+  if (lhs instanceof CelOptional) return lhs.hasValue() ? lhs.value : rhs;
+  return lhs;
+}
+
+/**
+ * Kyverno's `OrValueCompatEnvOptions`: `x.orValue(y)` on any receiver, typed
+ * `dyn` (and the function `__orValueCompat__` the macro calls).
+ */
+export const OR_VALUE_COMPAT_LIBRARY: Library = {
+  name: "kyverno.orValueCompat",
+  functions: [
+    func("orValue", memberOverload("__orValueCompat___dyn_dyn", [DYN, DYN], DYN, orValueCompat)),
+    func("__orValueCompat__", overload("__orValueCompat___dyn_dyn", [DYN, DYN], DYN, orValueCompat)),
+  ],
+};
 
 /** cel-go extensions Kyverno's `DefaultEnvOptions` adds on top of the Kubernetes base set. */
 export const KYVERNO_CEL_EXTENSIONS: readonly Library[] = [BINDINGS_LIBRARY, ENCODERS_LIBRARY, mathLibrary(), CEL_REGEX_LIBRARY];
@@ -245,6 +261,7 @@ export function kyvernoEnv(options: KyvernoEnvOptions = {}): KyvernoEnvironment 
     libraries: [
       ...KUBERNETES_BASE_LIBRARIES,
       ...KYVERNO_CEL_EXTENSIONS,
+      OR_VALUE_COMPAT_LIBRARY,
       JSONPATCH_LIBRARY,
       ...kyvernoLibraries({
         namespace,

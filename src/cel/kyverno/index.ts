@@ -21,8 +21,8 @@
  * - `random()` draws `.` and negated classes from printable ASCII.
  * - `x509.decode` does not parse name constraints; a request's `Attributes` is `[]`.
  * - `yaml.parse` needs a parser from the caller (none in `src/cel`).
- * - The environment lacks Kyverno's `orValue` compatibility macro and `ext.Protos`
- *   (engine limits; see `environment.ts`).
+ * - The environment lacks `ext.Protos` (no protobuf messages); Kyverno's `orValue`
+ *   compatibility macro is reproduced as a `dyn` overload (see `environment.ts`).
  */
 export * from "./common.js";
 export * from "./resource.js";
