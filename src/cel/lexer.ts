@@ -572,6 +572,18 @@ function normalizeNewlines(s: string): string {
 
 /** The value of a STRING token (code points; escapes decoded). Throws {@link UnescapeError}. */
 export function decodeString(src: string, start: number, end: number): string {
+  // The common case: a plain single-line '…' or "…" without escapes or carriage returns.
+  const q = src.charCodeAt(start);
+  if ((q === 39 || q === 34) && !(end - start >= 6 && src.charCodeAt(start + 1) === q && src.charCodeAt(start + 2) === q)) {
+    let i = start + 1;
+    const to = end - 1;
+    while (i < to) {
+      const c = src.charCodeAt(i);
+      if (c === 92 || c === 13) break;
+      i++;
+    }
+    if (i === to) return src.slice(start + 1, to);
+  }
   const [from, to, raw] = literalBounds(src, start, end);
   // As cel-go: raw newlines in the source are normalized first, then escapes are decoded.
   const text = normalizeNewlines(src.slice(from, to));
