@@ -16,14 +16,13 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, watch, type Dirent, type FSWatcher } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { compilePolicy, inMemoryParamSource, type JsonObject, type ParamSource } from "../admission/index.js";
+import { compilePolicy, inMemoryParamSource, policyCompileHook, type JsonObject, type ParamSource } from "../admission/index.js";
 import { formatLoadError, listInputFiles, parseDocuments, type LoadedDocument } from "../io/load.js";
 import {
   collectPolicies,
   type ValidMutatingAdmissionPolicy,
   type ValidMutatingAdmissionPolicyBinding,
 } from "../policy/index.js";
-import { policyCompileHook } from "../admission/index.js";
 
 /** What a source delivers: everything the evaluator needs from the outside world. */
 export interface PolicyContent {
@@ -233,7 +232,7 @@ function errorText(e: unknown): string {
 }
 
 /**
- * Files and directories, watched: any change under a directory (recursively; Kubernetes ConfigMap
+ * Files and directories, watched: any change under a directory (and its subdirectories; Kubernetes ConfigMap
  * volumes swap a `..data` symlink, which is seen as a change of the directory) or of a file
  * (watched through its directory, so editors that replace the file by renaming are seen) triggers
  * a debounced reload of everything. A periodic re-read catches missed events; unchanged content
