@@ -285,3 +285,21 @@ export function hex(b: Uint8Array): string {
   for (let i = 0; i < b.length; i++) s += b[i]!.toString(16).padStart(2, "0");
   return s;
 }
+
+/**
+ * The error cel-go's `ConvertToNative(reflect.TypeOf(""))` gives for a non-string
+ * value (the Kyverno libraries call it on `dyn` arguments).
+ */
+export function notAStringError(v: CelValue): CelEvalError {
+  if (typeof v === "bigint") return new CelEvalError("unsupported type conversion from 'int' to string");
+  if (v instanceof CelUint) return new CelEvalError("unsupported type conversion from 'uint' to string");
+  if (typeof v === "boolean") return new CelEvalError("type conversion error from bool to 'string'");
+  if (typeof v === "number") return new CelEvalError("type conversion error from Double to 'string'");
+  if (v === null) return new CelEvalError("type conversion error from 'null_type' to 'string'");
+  if (v instanceof Uint8Array) return new CelEvalError("type conversion error from Bytes to 'string'");
+  if (Array.isArray(v)) return new CelEvalError("type conversion error from list to 'string'");
+  if (v instanceof Map) return new CelEvalError("type conversion error from map to 'string'");
+  if (v instanceof CelTimestamp) return new CelEvalError("type conversion error from 'Timestamp' to 'string'");
+  if (v instanceof CelDuration) return new CelEvalError("type conversion error from 'Duration' to 'string'");
+  return new CelEvalError("type conversion error to 'string'");
+}

@@ -20,7 +20,7 @@ describe("gzip library", () => {
     [`gzip.decompress(b"")`, err("EOF")],
     [`gzip.decompress(base64.decode("H4sIADP4umkAA8uuLEstyssHAOgPnDMHAAA="))`, err("unexpected EOF")],
     [`gzip.decompress(base64.decode("H4sIADP4umkAA8uuLEstyssHAOgPnDMIAAAA"))`, err("gzip: invalid checksum")],
-    [`gzip.compress(dyn(1))`, err("type conversion error")],
+    [`gzip.compress(dyn(1))`, err("unsupported type conversion from 'int' to string")],
   ])("%s", (expr, want) => {
     expect(run(expr)).toEqual(want);
   });

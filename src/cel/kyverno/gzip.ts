@@ -14,7 +14,7 @@ import { func, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { BYTES, DYN, STRING } from "../types.js";
 import type { CelValue } from "../values.js";
-import { fromUtf8, utf8 } from "./common.js";
+import { fromUtf8, notAStringError, utf8 } from "./common.js";
 
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
@@ -228,7 +228,7 @@ export function gzipDecompress(data: Uint8Array): Uint8Array {
 }
 
 function compress(v: CelValue): Uint8Array {
-  if (typeof v !== "string") throw new CelEvalError("type conversion error");
+  if (typeof v !== "string") throw notAStringError(v);
   return gzipCompress(utf8(v));
 }
 

@@ -38,7 +38,8 @@ describe("json library", () => {
     [`json.unmarshal('tru')`, err("unexpected end of JSON input")],
     [`json.unmarshal('nul!')`, err("invalid character '!' in literal null (expecting 'l')")],
     [`json.unmarshal('{a:1}')`, err("invalid character 'a' looking for beginning of object key string")],
-    [`json.unmarshal(dyn(1))`, err("type conversion error from 'int' to 'string'")],
+    [`json.unmarshal(dyn(1))`, err("unsupported type conversion from 'int' to string")],
+    [`json.unmarshal(dyn(true))`, err("type conversion error from bool to 'string'")],
     [`json.marshal(1.0 / 0.0)`, err("json: unsupported value: +Inf")],
   ])("%s", (expr, want) => {
     expect(run(expr)).toEqual(want);

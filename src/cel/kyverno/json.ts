@@ -16,7 +16,7 @@ import { func, memberOverload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { DYN, STRING, opaqueType } from "../types.js";
 import { CelObject, type CelValue } from "../values.js";
-import { fromGoJson, goJsonMarshal, toGoNative } from "./common.js";
+import { fromGoJson, goJsonMarshal, notAStringError, toGoNative } from "./common.js";
 
 export const JSON_TYPE = opaqueType("json.Json");
 
@@ -205,18 +205,8 @@ class GoJsonParser {
 }
 
 function unmarshal(_: CelValue, value: CelValue): CelValue {
-  if (typeof value !== "string") throw new CelEvalError(`type conversion error from '${typeName(value)}' to 'string'`);
+  if (typeof value !== "string") throw notAStringError(value);
   return fromGoJson(goJsonUnmarshal(value));
-}
-
-function typeName(v: CelValue): string {
-  if (typeof v === "bigint") return "int";
-  if (typeof v === "number") return "double";
-  if (typeof v === "boolean") return "bool";
-  if (v === null) return "null_type";
-  if (Array.isArray(v)) return "list";
-  if (v instanceof Map) return "map";
-  return "dyn";
 }
 
 function marshal(_: CelValue, value: CelValue): string {
