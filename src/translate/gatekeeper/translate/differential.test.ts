@@ -1,7 +1,7 @@
 /**
  * Property-based differential test: translated MAPs through the pipeline == Gatekeeper's
  * reference semantics, on generated (mutator set, object) pairs over Pod, Deployment, Service,
- * ConfigMap, Namespace and a custom resource. Default size: 260 mutator sets × 40 objects (≥ 10,000 pairs compared after
+ * ConfigMap, Namespace and a custom resource. Default size: 275 mutator sets × 40 objects (≥ 10,000 pairs compared after
  * skipping the few sets Gatekeeper rejects or that translate with a stated difference).
  *
  *   GK_PROP_RUNS=<sets>  GK_PROP_OBJECTS=<objects per set>  GK_PROP_SEED=<seed>  (to replay a failure)
@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildScenario, compareOne, KINDS, scenario, stats, type KindSpec } from "./differential.js";
 
-const RUNS = Number(process.env.GK_PROP_RUNS ?? 260);
+const RUNS = Number(process.env.GK_PROP_RUNS ?? 275);
 const OBJECTS = Number(process.env.GK_PROP_OBJECTS ?? 40);
 const SEED = process.env.GK_PROP_SEED !== undefined ? Number(process.env.GK_PROP_SEED) : Date.now() ^ (Math.random() * 0x7fffffff);
 
