@@ -6,6 +6,7 @@ import { celConformanceSuite, celParseSuite, loadAstToProto, loadExtensionLibrar
 import { ProtoTypeProvider } from "./cel/proto-types.js";
 import { gatekeeperSuites } from "./gatekeeper/runner.js";
 import { mapSuites } from "./map/runner.js";
+import { celmapMapSuite } from "./cases/map/suite.js";
 import type { Suite } from "./suite.js";
 
 /** Every suite, in report order. `notes` receives one-line remarks on what was wired. */
@@ -17,5 +18,5 @@ export async function loadSuites(notes: string[] = []): Promise<Suite[]> {
   if (ast.problem !== undefined) notes.push(`parser suite: ${ast.problem}`);
   const provider = new ProtoTypeProvider();
   // TODO(map, gatekeeper): add the MAP and Gatekeeper case files (../shared/conformance/*.yaml) as suites here.
-  return [celConformanceSuite({ provider, libraries: ext.libraries }), celParseSuite(ast.convert, ast.problem), ...mapSuites(), ...gatekeeperSuites()];
+  return [celConformanceSuite({ provider, libraries: ext.libraries }), celParseSuite(ast.convert, ast.problem), ...mapSuites(), celmapMapSuite(), ...gatekeeperSuites()];
 }
