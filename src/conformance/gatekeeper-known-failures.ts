@@ -3,7 +3,7 @@
  * with the reason (each is a real difference between Gatekeeper and MAP, not a translator
  * bug). Paths are `<section>/<case name>`.
  */
-import type { KnownFailure } from "../suite.js";
+import type { KnownFailure } from "./suite.js";
 
 export const GATEKEEPER_KNOWN_FAILURES: readonly KnownFailure[] = [
   {

@@ -3,7 +3,7 @@
  * listed case that passes fails the run (delete its entry), and so does an entry that matches no
  * case. Paths are `<section>/<case name>` as printed (`FAIL map/<path>`).
  */
-import type { KnownFailure } from "../suite.js";
+import type { KnownFailure } from "./suite.js";
 
 export const MAP_KNOWN_FAILURES: readonly KnownFailure[] = [
   {

@@ -1,7 +1,8 @@
 /** Every `celmap` subcommand, in the order `celmap --help` lists them. */
 import type { Command } from "../command.js";
 import { celCommand } from "./cel.js";
+import { conformanceCommand } from "./conformance.js";
 import { evalCommand } from "./eval.js";
 import { webhookCommand } from "./webhook.js";
 
-export const COMMANDS: readonly Command[] = [celCommand, evalCommand, webhookCommand];
+export const COMMANDS: readonly Command[] = [celCommand, evalCommand, conformanceCommand, webhookCommand];
