@@ -29,9 +29,11 @@
  *   MAP cannot observe. With Assign/AssignMetadata/ModifySet/AssignImage (all idempotent,
  *   existence-only tests) we know of no such set; it is stated as a note on grouped mutators.
  *
- * Every expression is JSONPatch built at run time (`mutations.ts`, `location.ts`);
- * ApplyConfiguration is never needed (it could not replace elements, prune, or touch atomic
- * lists). Gatekeeper's mutation errors become a patch that cannot apply, i.e. a policy error,
+ * Expressions are JSONPatch built at run time (`mutations.ts`, `location.ts`), except
+ * AssignMetadata, which is an ApplyConfiguration because that is provably the same there
+ * (labels/annotations are granular maps; see `assignMetadataApplyConfiguration`). Elsewhere
+ * ApplyConfiguration would differ (it merges instead of replacing, cannot prune, cannot set
+ * atomic lists, identifies list items by schema keys). Gatekeeper's mutation errors become a patch that cannot apply, i.e. a policy error,
  * so with `failurePolicy: Fail` (the default here) the request is rejected as Gatekeeper's
  * webhook rejects it.
  *
@@ -191,6 +193,13 @@ interface Entry {
   readonly reasons: VerdictReason[];
   readonly notes: string[];
   expression?: string;
+  patchType?: "ApplyConfiguration" | "JSONPatch";
+}
+
+function mutationEntry(patchType: "ApplyConfiguration" | "JSONPatch", expression: string): JsonObject {
+  return patchType === "JSONPatch"
+    ? { patchType, jsonPatch: { expression } }
+    : { patchType, applyConfiguration: { expression } };
 }
 
 function mutatorLabel(m: Mutator): string {
@@ -358,7 +367,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "refused", reasons, notes });
       continue;
     }
-    if (!cel.expression.includes("JSONPatch{")) {
+    if (cel.patchType === "JSONPatch" && !cel.expression.includes("JSONPatch{")) {
       // Its pathTests rule out every object (e.g. MustNotExist on a parent of a glob that would
       // have to be created): it can neither change anything nor fail.
       notes.push("not emitted: it never changes an object (its pathTests exclude every case where it would)");
@@ -387,7 +396,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         message: "difference: failurePolicy Ignore drops only the failing policy's mutation; Gatekeeper drops every mutation of the request on any error",
       });
     }
-    entries.push({ m, verdict: diffs.length > 0 ? "difference" : "exact", reasons: diffs, notes, expression: cel.expression });
+    entries.push({ m, verdict: diffs.length > 0 ? "difference" : "exact", reasons: diffs, notes, expression: cel.expression, patchType: cel.patchType });
   }
 
   // 4. Groups (union-find over the interference relation).
@@ -426,7 +435,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         ...(conds.length > 0 ? { matchConditions: conds } : {}),
         failurePolicy,
         reinvocationPolicy: "IfNeeded",
-        mutations: [{ patchType: "JSONPatch", jsonPatch: { expression: `${header(m)}\n${e.expression!}` } }],
+        mutations: [mutationEntry(e.patchType!, `${header(m)}\n${e.expression!}`)],
       };
     } else {
       const rules: Record<string, unknown>[] = [];
@@ -444,15 +453,13 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         const conds = guardConditions(e.m).map((c) => `(${c.expression})`);
         const ns = e.m.match.namespaceSelector !== undefined ? namespaceSelectorGuard(e.m.match.namespaceSelector) : undefined;
         if (ns !== undefined) conds.push(ns);
-        return conds.length === 0 ? e.expression! : `(${conds.join(" &&\n ")}) ?\n${e.expression!} :\n[]`;
+        const none = e.patchType === "JSONPatch" ? "[]" : "Object{}";
+        return conds.length === 0 ? e.expression! : `(${conds.join(" &&\n ")}) ?\n${e.expression!} :\n${none}`;
       });
       const mutations: JsonObject[] = [];
       for (let pass = 1; pass <= systemSize; pass++) {
         group.forEach((e, i) => {
-          mutations.push({
-            patchType: "JSONPatch",
-            jsonPatch: { expression: `${header(e.m, `Gatekeeper pass ${pass} of ${systemSize} (mutator ${i + 1} of ${group.length} in this group)`)}\n${guarded[i]!}` },
-          });
+          mutations.push(mutationEntry(e.patchType!, `${header(e.m, `Gatekeeper pass ${pass} of ${systemSize} (mutator ${i + 1} of ${group.length} in this group)`)}\n${guarded[i]!}`));
         });
       }
       spec = {

@@ -72,10 +72,29 @@ export function imageCel(s: string, domain: string, path: string, tag: string, n
 export interface MutationCel {
   readonly expression: string;
   readonly usesFlatten: boolean;
+  /** `ApplyConfiguration` (an `Object{…}` expression) or `JSONPatch` (a `list(JSONPatch)` one). */
+  readonly patchType: "ApplyConfiguration" | "JSONPatch";
+}
+
+/**
+ * AssignMetadata as an ApplyConfiguration, which is provably the same: labels and annotations
+ * are granular maps of every kind's ObjectMeta, so merging `{key: value}` adds exactly that key
+ * (creating the map when missing) and touches nothing else; an existing key (any value) means
+ * no change (`Object{}`), which is Gatekeeper's built-in MustNotExist.
+ */
+export function assignMetadataApplyConfiguration(m: Mutator): string | undefined {
+  if (m.kind !== "AssignMetadata" || m.assign.externalData !== undefined) return undefined;
+  const [, field, key] = m.path.nodes;
+  if (field?.type !== "Object" || key?.type !== "Object") return undefined;
+  const value = m.assign.fromMetadata !== undefined ? fromMetadataCel(m.assign.fromMetadata.field) : celLiteral(m.assign.value);
+  const k = celString(key.reference);
+  return `(${k} in object.metadata.?${field.reference}.orValue({}) ?\n  Object{} :\n  Object{metadata: Object.metadata{${field.reference}: {${k}: ${value}}}})`;
 }
 
 /** The mutator's patch expression (no match guard). Throws for external data (refused earlier). */
 export function mutationCel(m: Mutator, names: Names): MutationCel {
+  const ac = assignMetadataApplyConfiguration(m);
+  if (ac !== undefined) return { expression: ac, usesFlatten: false, patchType: "ApplyConfiguration" };
   const cond = (d: number) => m.tester.conditionAt(d);
   const lastDepth = m.path.nodes.length - 1;
   let terminal: Terminal;
@@ -144,5 +163,5 @@ export function mutationCel(m: Mutator, names: Names): MutationCel {
   }
   const lc = new LocationCompiler(m.path, m.tester, terminal, names);
   const expression = lc.compile();
-  return { expression, usesFlatten: lc.usesFlatten };
+  return { expression, usesFlatten: lc.usesFlatten, patchType: "JSONPatch" };
 }
