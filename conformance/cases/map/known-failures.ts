@@ -17,4 +17,12 @@ export const CELMAP_MAP_KNOWN_FAILURES: readonly KnownFailure[] = [
   { path: "jsonpatch-quirks/plugin/jp-add-under-zero-valued-struct-resources", reason: `${ZERO_STRUCTS}; celmap answers 'add operation does not apply: doc is missing path'` },
   { path: "jsonpatch-quirks/plugin/jp-remove-zero-valued-struct-succeeds", reason: `${ZERO_STRUCTS}; celmap answers 'Unable to remove nonexistent key: resources'` },
   { path: "jsonpatch-quirks/plugin/jp-add-under-zero-valued-deployment-strategy", reason: `${ZERO_STRUCTS}; celmap answers 'add operation does not apply: doc is missing path'` },
+  {
+    path: "jsonpatch-quirks/plugin/jp-empty-labels-map-is-omitted-from-patched-json",
+    reason:
+      "celmap keeps an empty labels map in the JSON the patch applies to, so add /metadata/labels/x succeeds. Kubernetes: AS v0.36.3 patch/json_patch.go " +
+      "patches runtime.Encode(jsonSerializer, VersionedObject) of the typed ConfigMap; encoding/json omitempty omits an empty (or nil) map " +
+      "(ObjectMeta.Labels json:\"labels,omitempty\"), so /metadata/labels does not exist and evanphx json-patch v4 Patch.add answers " +
+      "'add operation does not apply: doc is missing path: \"/metadata/labels/x\"' (findObject returns nil for a missing parent)",
+  },
 ];
