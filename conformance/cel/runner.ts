@@ -124,13 +124,21 @@ export function runConformanceCase(t: IncrementalTest, ctx: CelRunContext): Outc
     const decls = declsFromProto(o.typeEnv, provider);
     const libraries: Library[] = [...ctx.libraries];
     if (decls.functions.length > 0) libraries.push({ name: "conformance.typeEnv", functions: decls.functions });
-    const env = new Env({ container: o.container, variables: decls.variables, libraries, typeProvider: provider });
+    // The suite's quoted_fields cases use cel-go's identifier escapes, which its conformance environment enables.
+    const env = new Env({
+      container: o.container,
+      variables: decls.variables,
+      libraries,
+      typeProvider: provider,
+      enableIdentEscapeSyntax: true,
+    });
 
     stage = "parse";
     const parsed: ParsedExpr = o.disableMacros
       ? parse(o.expr, {
           macros: new Set(),
           enableOptionalSyntax: env.optionalSyntax,
+          enableIdentEscapeSyntax: true,
           maxRecursionDepth: env.maxRecursionDepth,
           expressionSizeCodePointLimit: env.expressionSizeCodePointLimit,
         })

@@ -36,6 +36,11 @@ export interface EnvOptions {
    * Kubernetes base environment turns on).
    */
   readonly validateLiterals?: boolean;
+  /**
+   * Accept backtick-quoted field names (`` a.`b-c` ``, cel-go's `EnableIdentEscapeSyntax`).
+   * Off in Kubernetes, which does not enable it.
+   */
+  readonly enableIdentEscapeSyntax?: boolean;
   /** Parser limits (cel-go defaults: 250 and 100,000). */
   readonly maxRecursionDepth?: number;
   readonly expressionSizeCodePointLimit?: number;
@@ -54,6 +59,7 @@ export class Env {
   readonly homogeneousAggregateLiterals: boolean;
   readonly crossTypeNumericComparisons: boolean;
   readonly validateLiterals: boolean;
+  readonly enableIdentEscapeSyntax: boolean;
   readonly maxRecursionDepth: number;
   readonly expressionSizeCodePointLimit: number;
   readonly libraries: readonly Library[];
@@ -66,6 +72,7 @@ export class Env {
     this.homogeneousAggregateLiterals = options.homogeneousAggregateLiterals ?? false;
     this.crossTypeNumericComparisons = options.crossTypeNumericComparisons ?? false;
     this.validateLiterals = options.validateLiterals ?? false;
+    this.enableIdentEscapeSyntax = options.enableIdentEscapeSyntax ?? false;
     this.maxRecursionDepth = options.maxRecursionDepth ?? 250;
     this.expressionSizeCodePointLimit = options.expressionSizeCodePointLimit ?? 100_000;
     this.libraries = [STANDARD_LIBRARY, ...(options.libraries ?? [])];
@@ -106,6 +113,7 @@ export class Env {
     return parse(source, {
       macros: this.macros,
       enableOptionalSyntax: this.optionalSyntax,
+      enableIdentEscapeSyntax: this.enableIdentEscapeSyntax,
       maxRecursionDepth: this.maxRecursionDepth,
       expressionSizeCodePointLimit: this.expressionSizeCodePointLimit,
     });
