@@ -96,6 +96,8 @@ export const builtinDefaulter: Defaulter = (object, kind) => {
   if (key === "/Namespace" && kind.version === "v1") return defaultNamespace(object);
   const specs = POD_TEMPLATE_PATHS[key];
   if (specs === undefined && !REPLICATED.has(key)) return object;
+  // Most objects need nothing: return them as they are instead of copying them.
+  if (!needsDefaults(object, key, kind.version, specs)) return object;
   const out = deepClone(object);
   if (REPLICATED.has(key) && kind.version === "v1") {
     const spec = at(out, ["spec"]);
@@ -129,12 +131,51 @@ export const builtinDefaulter: Defaulter = (object, kind) => {
   return out;
 };
 
+/** Whether {@link builtinDefaulter} would change `object` (the same conditions, without copying). */
+function needsDefaults(object: JsonObject, key: string, version: string, specs: readonly (readonly string[])[] | undefined): boolean {
+  if (REPLICATED.has(key) && version === "v1") {
+    const spec = at(object, ["spec"]);
+    if (spec !== undefined && (spec.replicas === undefined || spec.replicas === null)) return true;
+  }
+  for (const path of specs ?? []) {
+    const podSpec = at(object, path);
+    if (podSpec === undefined) continue;
+    if (Array.isArray(podSpec.volumes)) {
+      for (const v of podSpec.volumes) {
+        if (!isJsonObject(v)) continue;
+        for (const src of MODE_VOLUMES) {
+          const s = v[src];
+          if (isJsonObject(s) && (s.defaultMode === undefined || s.defaultMode === null)) return true;
+        }
+      }
+    }
+    if (key !== "/Pod") continue;
+    for (const list of ["containers", "initContainers"]) {
+      const cs = podSpec[list];
+      if (!Array.isArray(cs)) continue;
+      for (const c of cs) {
+        const res = isJsonObject(c) ? c.resources : undefined;
+        if (!isJsonObject(res) || !isJsonObject(res.limits)) continue;
+        const requests = isJsonObject(res.requests) ? res.requests : undefined;
+        for (const k of Object.keys(res.limits)) if (requests === undefined || !hasKey(requests, k)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 /** Applies defaulters in order. */
 export function composeDefaulters(...defaulters: readonly Defaulter[]): Defaulter {
   return (object, kind) => defaulters.reduce((o, d) => d(o, kind), object);
 }
 
 function defaultNamespace(object: JsonObject): JsonObject {
+  const md0 = isJsonObject(object.metadata) ? object.metadata : undefined;
+  const name0 = md0 !== undefined && typeof md0.name === "string" && md0.name !== "" ? md0.name : undefined;
+  const labels0 = md0 !== undefined && isJsonObject(md0.labels) ? md0.labels : undefined;
+  const phase0 = isJsonObject(object.status) ? object.status.phase : undefined;
+  const labelled = name0 === undefined || (labels0 !== undefined && hasKey(labels0, "kubernetes.io/metadata.name") && labels0["kubernetes.io/metadata.name"] === name0);
+  if (labelled && phase0 !== undefined && phase0 !== null && phase0 !== "") return object;
   const out = deepClone(object);
   const md = isJsonObject(out.metadata) ? out.metadata : undefined;
   if (md !== undefined && typeof md.name === "string" && md.name !== "") {
