@@ -1,0 +1,293 @@
+/**
+ * Kyverno autogen on the syntax tree (src/translate/kyverno/autogen.ts) and MAP
+ * generation (generate-map.ts): unit cases against Kyverno v1.19's output, the
+ * chainsaw class-D expectations (generate-mutating-admission-policy-v1), and the
+ * autogen property: autogen'd policy on a Deployment ≡ original on its pod template.
+ */
+import { readdirSync, readFileSync, existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { parseAllDocuments } from "yaml";
+import { autogen, rewrite } from "../src/translate/kyverno/autogen.js";
+import { generateMap } from "../src/translate/kyverno/generate-map.js";
+import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding } from "../src/policy/prepare.js";
+import { evaluate, type EvaluateResult } from "../src/admission/pipeline.js";
+import { newAdmissionRequest } from "../src/admission/request.js";
+import { ResourceCatalog } from "../src/admission/match/catalog.js";
+import type { JsonObject } from "../src/admission/json.js";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+describe("autogen rewrite (syntax tree)", () => {
+  const cases: [string, string, string][] = [
+    [
+      "kyverno.md example",
+      "Object{spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name})}}",
+      "Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: object.spec.template.spec.containers.map(c, Object.spec.template.spec.containers{name: c.name})}}}}",
+    ],
+    [
+      "#17438: Object.metadata{ is renamed",
+      "Object{metadata: Object.metadata{labels: {'a': 'b'}}}",
+      'Object{spec: Object.spec{template: Object.spec.template{metadata: Object.spec.template.metadata{labels: {"a": "b"}}}}}',
+    ],
+    [
+      "#15474: JSONPatch paths (literal, concatenation, conditional)",
+      "[JSONPatch{op: 'add', path: '/spec/containers/' + string(0) + '/image', value: 'x'}, JSONPatch{op: 'add', path: true ? '/metadata/labels/a' : '/metadata/annotations', value: 'b'}]",
+      '[JSONPatch{op: "add", path: "/spec/template/spec/containers/" + string(0) + "/image", value: "x"}, JSONPatch{op: "add", path: true ? "/spec/template/metadata/labels/a" : "/spec/template/metadata/annotations", value: "b"}]',
+    ],
+    [
+      "conditional Object{} (not at the start of the text); empty Object{} kept",
+      "has(object.metadata.labels) ? Object{} : Object{metadata: Object.metadata{annotations: {'x': 'y'}}}",
+      'has(object.spec.template.metadata.labels) ? Object{} : Object{spec: Object.spec{template: Object.spec.template{metadata: Object.spec.template.metadata{annotations: {"x": "y"}}}}}',
+    ],
+    [
+      "request.object, oldObject, optional selection; macro-bound names untouched; metadata.name kept",
+      "request.object.spec.x + oldObject.?spec.orValue(1) + [1].map(object, object.spec) + object.metadata.name + object.metadata.?labels.orValue(1)",
+      'request.object.spec.template.spec.x + oldObject.spec.template.?spec.orValue(1) + [1].map(object, object.spec) + object.metadata.name + object.spec.template.metadata.?labels.orValue(1)',
+    ],
+    ["namespaceObject untouched", "namespaceObject.metadata.labels['a'] == 'b'", "namespaceObject.metadata.labels['a'] == 'b'"],
+  ];
+  for (const [name, src, want] of cases) it(name, () => expect(rewrite(src, "defaults")).toBe(want));
+
+  it("cronjobs prefix", () => {
+    expect(rewrite("Object{spec: Object.spec{x: object.spec.y}}", "cronjobs")).toBe(
+      "Object{spec: Object.spec{jobTemplate: Object.spec.jobTemplate{spec: Object.spec.jobTemplate.spec{template: Object.spec.jobTemplate.spec.template{spec: Object.spec.jobTemplate.spec.template.spec{x: object.spec.jobTemplate.spec.template.spec.y}}}}}}",
+    );
+    expect(rewrite("[JSONPatch{op: 'remove', path: '/spec/x'}]", "cronjobs")).toBe('[JSONPatch{op: "remove", path: "/spec/jobTemplate/spec/template/spec/x"}]');
+  });
+});
+
+const podPolicy = (spec: Json = {}): Json => ({
+  apiVersion: "policies.kyverno.io/v1",
+  kind: "MutatingPolicy",
+  metadata: { name: "p" },
+  spec: {
+    matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"] }], namespaceSelector: { matchLabels: { a: "b" } } },
+    mutations: [],
+    ...spec,
+  },
+});
+
+describe("autogen configs (Kyverno's shape)", () => {
+  it("defaults + cronjobs, match constraints rebuilt, targets sorted", () => {
+    const r = autogen(podPolicy());
+    expect(Object.keys(r.configs)).toEqual(["cronjobs", "defaults"]);
+    expect(r.configs.defaults?.spec.matchConstraints).toEqual({
+      resourceRules: [
+        { apiGroups: ["apps"], apiVersions: ["v1"], resources: ["daemonsets", "deployments", "replicasets", "statefulsets"], operations: ["CREATE", "UPDATE"] },
+        { apiGroups: ["batch"], apiVersions: ["v1"], resources: ["jobs"], operations: ["CREATE", "UPDATE"] },
+      ],
+      namespaceSelector: { matchLabels: { a: "b" } },
+    });
+    expect(r.configs.defaults?.targets.map((t) => t.kind)).toEqual(["DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "Job"]);
+    expect(r.configs.cronjobs?.targets).toEqual([{ group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob" }]);
+  });
+  it("controllers list: subset, [] none; not eligible: object selector, two rules, resourceNames", () => {
+    expect(Object.keys(autogen(podPolicy({ autogen: { podControllers: { controllers: ["deployments"] } } })).configs)).toEqual(["defaults"]);
+    expect(autogen(podPolicy({ autogen: { podControllers: { controllers: [] } } })).configs).toEqual({});
+    const p = podPolicy();
+    p.spec.matchConstraints.objectSelector = { matchLabels: { x: "y" } };
+    expect(autogen(p).configs).toEqual({});
+    const q = podPolicy();
+    q.spec.matchConstraints.resourceRules[0].resourceNames = ["x"];
+    expect(autogen(q).configs).toEqual({});
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Chainsaw class D (v1): generate-mutating-admission-policy-v1
+
+const CLASS_D = "/work/shared/kyverno-tests/test/conformance/chainsaw/generate-mutating-admission-policy-v1";
+
+function docs(file: string): Json[] {
+  return existsSync(file) ? parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJSON()).filter((d) => d != null) : [];
+}
+
+/** Chainsaw-style subset assertion; keys `(list[?name == 'x'])` filter a list. Returns mismatch paths. */
+function subset(expected: Json, actual: Json, path = ""): string[] {
+  if (expected === null || typeof expected !== "object") return expected === actual ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual) || actual.length !== expected.length) return [`${path}: expected ${expected.length} items, got ${JSON.stringify(actual)}`];
+    return expected.flatMap((e, i) => subset(e, actual[i], `${path}[${i}]`));
+  }
+  if (actual === null || typeof actual !== "object") return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
+  return Object.entries(expected).flatMap(([k, v]) => {
+    const m = /^\((\w+)\[\?name == '([^']*)'\]\)$/.exec(k);
+    if (m) return subset(v, ((actual[m[1] as string] ?? []) as Json[]).filter((x) => x?.name === m[2]), `${path}.${k}`);
+    return subset(v, actual[k], `${path}.${k}`);
+  });
+}
+
+function caseDirs(dir: string): string[] {
+  return readdirSync(dir).flatMap((e) => {
+    const p = join(dir, e);
+    if (!statSync(p).isDirectory()) return [];
+    return existsSync(join(p, "policy.yaml")) ? [p] : caseDirs(p);
+  });
+}
+
+describe.skipIf(!existsSync(CLASS_D))("chainsaw class D (v1): MAP generation", () => {
+  const dirs = existsSync(CLASS_D) ? caseDirs(CLASS_D) : [];
+  it("finds the cases", () => expect(dirs.length).toBe(7));
+  for (const dir of dirs) {
+    it(dir.slice(CLASS_D.length + 1), () => {
+      const [policy] = docs(join(dir, "policy.yaml"));
+      const exceptions = docs(join(dir, "exception.yaml"));
+      const test = readFileSync(join(dir, "chainsaw-test.yaml"), "utf8");
+      const expectGenerated = docs(join(dir, "policy-assert.yaml"))[0]?.status?.generated;
+      const r = generateMap(policy, { exceptions });
+      expect(r.generated).toBe(expectGenerated);
+      const absent = /-\s*error:\s*\n\s*file:\s*mutatingadmissionpolicy\.yaml/.test(test);
+      expect(absent).toBe(!expectGenerated);
+      if (!r.generated) return;
+      expect(subset(docs(join(dir, "mutatingadmissionpolicy.yaml"))[0], r.policy)).toEqual([]);
+      expect(subset(docs(join(dir, "mutatingadmissionpolicybinding.yaml"))[0], r.binding)).toEqual([]);
+    });
+  }
+});
+
+describe("MAP generation: what does not carry over is said", () => {
+  it("selectors, exclusions, partial exceptions, Kyverno libraries", () => {
+    const p = podPolicy({
+      autogen: { podControllers: { controllers: [] }, mutatingAdmissionPolicy: { enabled: true } },
+      variables: [{ name: "img", expression: "image('nginx').registry()" }],
+    });
+    p.spec.matchConstraints.objectSelector = { matchLabels: { x: "y" } };
+    const r = generateMap(p, { exceptions: [{ metadata: { name: "e" }, spec: { policyRefs: [{ name: "p", kind: "MutatingPolicy" }], images: ["x"], matchConditions: [] } }] });
+    expect(r.generated).toBe(true);
+    expect(r.dropped.map((d) => d.field)).toEqual([
+      "spec.matchConstraints.namespaceSelector",
+      "spec.matchConstraints.objectSelector",
+      "PolicyException e: spec.images",
+      "spec.variables[0]",
+    ]);
+  });
+  it("NamespacedMutatingPolicy, useServerSideApply, variables in matchConditions: not generated", () => {
+    const on = { autogen: { podControllers: { controllers: [] }, mutatingAdmissionPolicy: { enabled: true } } };
+    expect(generateMap({ ...podPolicy(on), kind: "NamespacedMutatingPolicy" }).generated).toBe(false);
+    expect(generateMap(podPolicy({ ...on, evaluation: { useServerSideApply: true } })).generated).toBe(false);
+    expect(generateMap(podPolicy({ ...on, matchConditions: [{ name: "a", expression: "variables.x" }] })).generated).toBe(false);
+    expect(generateMap(podPolicy({ ...on, matchConditions: [{ name: "a", expression: "'variables.x' != ''" }] })).generated).toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Property: autogen'd policy on a Deployment ≡ original on the pod template
+
+const catalog = ResourceCatalog.builtin();
+
+/** Evaluate a MutatingPolicy spec (no Kyverno libraries) through the MAP pipeline. */
+function run(spec: Json, object: JsonObject): EvaluateResult {
+  const pr = prepareMutatingAdmissionPolicy({
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "MutatingAdmissionPolicy",
+    metadata: { name: "p" },
+    spec: {
+      matchConstraints: { resourceRules: spec.matchConstraints.resourceRules },
+      ...(spec.matchConditions ? { matchConditions: spec.matchConditions } : {}),
+      ...(spec.variables ? { variables: spec.variables } : {}),
+      failurePolicy: "Fail",
+      reinvocationPolicy: "Never",
+      mutations: spec.mutations,
+    },
+  });
+  if (!pr.ok) throw new Error(pr.message);
+  const br = prepareMutatingAdmissionPolicyBinding({ apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingAdmissionPolicyBinding", metadata: { name: "p" }, spec: { policyName: "p" } });
+  if (!br.ok) throw new Error(br.message);
+  const req = newAdmissionRequest({ operation: "CREATE", object, dryRun: true }, catalog);
+  if (!req.ok) throw new Error(req.error);
+  return evaluate(req.request, { policies: [pr.object], bindings: [br.object], catalog, namespaces: [{ apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } }] });
+}
+
+const key = fc.constantFrom("app", "tier", "team");
+const val = fc.constantFrom("a", "b", "c1");
+const image = fc.constantFrom("nginx:1", "busybox:2", "reg.io/x:3");
+const AC = (fields: string) => ({ patchType: "ApplyConfiguration", applyConfiguration: { expression: `Object{${fields}}` } });
+const JP = (expr: string) => ({ patchType: "JSONPatch", jsonPatch: { expression: expr } });
+
+const mutation = fc.oneof(
+  fc.tuple(key, val).map(([k, v]) => AC(`metadata: Object.metadata{labels: {"${k}": "${v}"}}`)),
+  fc.tuple(key, val).map(([k, v]) => AC(`metadata: Object.metadata{annotations: {"${k}": "${v}"}}`)),
+  image.map((i) => AC(`spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, image: "${i}"})}`)),
+  fc.tuple(key, val).map(([k, v]) => AC(`spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, env: [Object.spec.containers.env{name: "${k}", value: "${v}"}]})}`)),
+  fc.boolean().map((b) => AC(`spec: Object.spec{securityContext: Object.spec.securityContext{runAsNonRoot: ${b}}}`)),
+  fc.boolean().map((b) => AC(`spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, securityContext: Object.spec.containers.securityContext{allowPrivilegeEscalation: ${b}}})}`)),
+  fc.tuple(key, val).map(([k, v]) => ({
+    patchType: "ApplyConfiguration",
+    applyConfiguration: { expression: `has(object.metadata.labels) && "${k}" in object.metadata.labels ? Object{metadata: Object.metadata{annotations: {"seen-${k}": "${v}"}}} : Object{}` },
+  })),
+  fc.tuple(key, val).map(([k, v]) =>
+    JP(`has(object.metadata.labels) ? [JSONPatch{op: "add", path: "/metadata/labels/${k}", value: "${v}"}] : [JSONPatch{op: "add", path: "/metadata/labels", value: {"${k}": "${v}"}}]`),
+  ),
+  image.map((i) => JP(`[JSONPatch{op: "replace", path: "/spec/containers/0/image", value: "${i}"}]`)),
+  fc.integer({ min: 0, max: 2000 }).map((n) => JP(`[JSONPatch{op: "add", path: "/spec/securityContext", value: {"runAsUser": ${n}}}]`)),
+  image.map((i) => JP(`object.spec.containers.map(c, JSONPatch{op: "replace", path: "/spec/containers/" + string(object.spec.containers.indexOf(c)) + "/image", value: "${i}"})`)),
+  fc.constant(AC(`spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, image: variables.img})}`)),
+);
+
+const container = fc.record({ name: fc.constantFrom("app", "side", "init"), image, env: fc.option(fc.array(fc.record({ name: key, value: val }), { maxLength: 2 }), { nil: undefined }) });
+const template = fc.record({
+  labels: fc.option(fc.dictionary(key, val, { maxKeys: 2 }), { nil: undefined }),
+  annotations: fc.option(fc.dictionary(key, val, { maxKeys: 2 }), { nil: undefined }),
+  containers: fc.uniqueArray(container, { minLength: 1, maxLength: 2, selector: (c) => c.name }),
+});
+
+const condition = fc.option(
+  fc.constantFrom(
+    'object.spec.containers.exists(c, c.name == "app")',
+    'has(object.metadata.labels) && object.metadata.labels.exists(k, k == "tier")',
+    "object.spec.containers.size() < 2",
+  ),
+  { nil: undefined },
+);
+
+function clean(o: unknown): JsonObject {
+  return JSON.parse(JSON.stringify(o)) as JsonObject;
+}
+
+describe("autogen property (fast-check)", () => {
+  it("autogen'd policy on a Deployment ≡ original on the pod template", () => {
+    let admitted = 0;
+    let changed = 0;
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), condition, template, (mutations, cond, t) => {
+        const spec = podPolicy({
+          mutations,
+          variables: [{ name: "img", expression: '"v" + string(object.spec.containers.size()) + ":" + (has(object.metadata.labels) ? "l" : "n")' }],
+          ...(cond ? { matchConditions: [{ name: "c", expression: cond }] } : {}),
+        }).spec;
+        const meta = clean({ labels: t.labels, annotations: t.annotations });
+        const podSpec = clean({ containers: t.containers });
+        const pod: JsonObject = { apiVersion: "v1", kind: "Pod", metadata: { name: "x", namespace: "default", ...meta }, spec: podSpec };
+        const deploy: JsonObject = {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "d", namespace: "default" },
+          spec: { selector: { matchLabels: { app: "x" } }, template: { metadata: meta, spec: podSpec } },
+        };
+        const auto = autogen({ kind: "MutatingPolicy", spec }).configs.defaults;
+        if (auto === undefined) throw new Error("no autogen");
+        const a = run(spec, pod);
+        const b = run(auto.spec, deploy);
+        expect(b.allowed, JSON.stringify([a.status, b.status, auto.spec])).toBe(a.allowed);
+        if (!a.allowed) return;
+        admitted++;
+        if (b.patch.length > 0) changed++;
+        const tpl = ((b.object?.spec as JsonObject).template ?? {}) as JsonObject;
+        const podMeta = (a.object?.metadata ?? {}) as JsonObject;
+        const tplMeta = (tpl.metadata ?? {}) as JsonObject;
+        expect(tplMeta.labels).toEqual(podMeta.labels);
+        expect(tplMeta.annotations).toEqual(podMeta.annotations);
+        expect(tpl.spec).toEqual(a.object?.spec);
+        // the controller itself is untouched outside the template
+        expect((b.object as JsonObject).metadata).toEqual(deploy.metadata);
+      }),
+      { numRuns: 300, seed: 17 },
+    );
+    console.log(`autogen property: 300 runs, ${admitted} admitted, ${changed} with a patch`);
+    expect(admitted).toBeGreaterThan(200);
+    expect(changed).toBeGreaterThan(100);
+  });
+});
