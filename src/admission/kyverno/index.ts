@@ -1,0 +1,281 @@
+/**
+ * Kyverno MutatingPolicy / NamespacedMutatingPolicy as first-class policies of celmap's admission
+ * pipeline (kyverno.md §1.4): the same request model, matcher (`matchPolicyConstraints`), patchers
+ * (server-side apply by schema, RFC 6902 JSON Patch) as MAPs, with Kyverno's environment
+ * (`kyvernoEnv`: its libraries and offline providers), lazy variables visible to matchConditions,
+ * PolicyExceptions (full exemptions and the `exceptions` variable) and namespaced policies scoped
+ * to their own namespace (the webhook's behaviour; Kyverno's CLI does not scope them offline).
+ *
+ *     const run = evaluateMutatingPolicies(request, policies, { catalog, schemas, namespaces, providers, exceptions });
+ *     run.outcomes   // per policy, in order: pass | skip | error | nomatch (+ object after it)
+ *     run.object     // the final object; run.allowed false when a Fail policy errored
+ *
+ * Pure: no file or network access.
+ */
+import { BOOL, CelEvalError, fromJson, type CelValue } from "../../cel/index.js";
+import { applyConfigurationJson, ObjectValue, typeNameMismatches } from "../../cel/k8s/object.js";
+import { jsonPatchOperations } from "../../cel/k8s/jsonpatch.js";
+import { APPLY_CONFIGURATION_TYPE, compileExpression, JSON_PATCH_LIST_TYPE, LazyVariables, type CompiledVariable } from "../../cel/k8s/environment.js";
+import { compileKyvernoVariables, ExceptionsValue, kyvernoEnv, type KyvernoProviders } from "../../cel/kyverno/index.js";
+import type { Program } from "../../cel/planner.js";
+import type { SchemaRegistry } from "../../kube/schema.js";
+import type { MutatingPolicy, PolicyException } from "../../policy/kyverno/index.js";
+import { admissionRequestValue, type Defaulter } from "../dispatch.js";
+import { isJsonObject, type JsonObject } from "../json.js";
+import { matchPolicyConstraints } from "../match/match.js";
+import type { ResourceCatalog } from "../match/catalog.js";
+import { applyJsonPatch } from "../patch/json-patch.js";
+import type { AdmissionRequest } from "../request.js";
+import { applyConfiguration } from "../ssa/apply.js";
+import { pruneUnknownFields } from "../typed-decode.js";
+
+export interface KyvernoContext {
+  readonly catalog: ResourceCatalog;
+  readonly schemas: SchemaRegistry;
+  /** Namespace objects (namespaceSelector, `namespaceObject`); a missing one reads as a bare namespace. */
+  readonly namespaces?: (name: string) => JsonObject | undefined;
+  /** Library providers (resource, http, globalContext, imageData, yaml); compiled programs are cached per providers object. */
+  readonly providers?: KyvernoProviders;
+  readonly exceptions?: readonly PolicyException[];
+  readonly defaulter?: Defaulter;
+  /**
+   * Scope NamespacedMutatingPolicies to their namespace (the webhook does; default true). False
+   * reproduces Kyverno's CLI, which does not scope them offline (kyverno.md §1.5, §5.2 quirk 2).
+   */
+  readonly scopeNamespaced?: boolean;
+  /** Evaluate policies with admission disabled / with targetMatchConstraints too (mutateExisting on the given object). */
+  readonly includeNonAdmission?: boolean;
+}
+
+export type KyvernoResult = "pass" | "skip" | "error" | "nomatch";
+
+export interface KyvernoOutcome {
+  readonly policy: string;
+  readonly namespace?: string;
+  readonly result: KyvernoResult;
+  readonly message?: string;
+  /** The object after this policy (the input when it did not run). */
+  readonly object: JsonObject | null;
+  readonly changed: boolean;
+  /** The exception that exempted it, if any. */
+  readonly exception?: string;
+}
+
+export interface KyvernoRun {
+  readonly allowed: boolean;
+  readonly object: JsonObject | null;
+  readonly outcomes: readonly KyvernoOutcome[];
+  readonly errors: readonly string[];
+  readonly ignoredErrors: readonly string[];
+}
+
+type Compiled = { ok: true; program: Program; expression: string } | { ok: false; detail: string; expression: string };
+
+interface CompiledMpol {
+  readonly variables: readonly CompiledVariable[];
+  readonly matchConditions: readonly { name: string; c: Compiled }[];
+  readonly mutations: readonly { patchType: "ApplyConfiguration" | "JSONPatch"; c: Compiled }[];
+  readonly env: ReturnType<typeof kyvernoEnv>;
+  readonly exceptionEnv: ReturnType<typeof kyvernoEnv>;
+}
+
+const cache = new WeakMap<object, WeakMap<object, CompiledMpol>>();
+const NO_PROVIDERS: KyvernoProviders = {};
+
+function comp(env: ReturnType<typeof kyvernoEnv>["env"], expression: string, type?: Parameters<typeof compileExpression>[2]): Compiled {
+  const r = compileExpression(env, expression, type);
+  return r.ok ? { ok: true, program: r.program, expression } : { ok: false, detail: r.detail, expression };
+}
+
+/** Compiles a policy in Kyverno's environment (cached per policy and providers). */
+export function compileMutatingPolicy(policy: MutatingPolicy, providers: KyvernoProviders = NO_PROVIDERS): CompiledMpol {
+  let byProv = cache.get(policy);
+  if (byProv === undefined) cache.set(policy, (byProv = new WeakMap()));
+  const hit = byProv.get(providers);
+  if (hit !== undefined) return hit;
+  const namespace = policy.kind === "NamespacedMutatingPolicy" ? (policy.metadata.namespace ?? "default") : "";
+  const opts = { ...providers, namespace };
+  const variables = compileKyvernoVariables((policy.spec.variables ?? []).map((v) => ({ name: v.name ?? "", expression: v.expression ?? "" })), opts);
+  const env = kyvernoEnv({ ...opts, variables });
+  const exceptionEnv = kyvernoEnv(opts);
+  const compiled: CompiledMpol = {
+    variables,
+    env,
+    exceptionEnv,
+    matchConditions: (policy.spec.matchConditions ?? []).map((c) => ({ name: c.name ?? "", c: comp(env.env, c.expression ?? "", BOOL) })),
+    mutations: (policy.spec.mutations ?? []).flatMap((m): { patchType: "ApplyConfiguration" | "JSONPatch"; c: Compiled }[] => {
+      if (m.patchType === "JSONPatch" && m.jsonPatch !== undefined) return [{ patchType: "JSONPatch" as const, c: comp(env.env, m.jsonPatch.expression ?? "", JSON_PATCH_LIST_TYPE) }];
+      if (m.patchType === "ApplyConfiguration" && m.applyConfiguration !== undefined) {
+        return [{ patchType: "ApplyConfiguration" as const, c: comp(env.env, m.applyConfiguration.expression ?? "", APPLY_CONFIGURATION_TYPE) }];
+      }
+      return [];
+    }),
+  };
+  byProv.set(providers, compiled);
+  return compiled;
+}
+
+function run(c: Compiled, activation: Parameters<Program["eval"]>[0]): { value: CelValue } | { error: string } {
+  if (!c.ok) return { error: c.detail };
+  try {
+    return { value: c.program.eval(activation) };
+  } catch (e) {
+    if (e instanceof CelEvalError) return { error: `expression '${c.expression}' resulted in error: ${e.message}` };
+    if (e instanceof Error && e.name === "ProviderError") return { error: e.message };
+    throw e;
+  }
+}
+
+function bareNamespace(name: string): JsonObject {
+  return { apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "kubernetes.io/metadata.name": name } } };
+}
+
+function policyLabel(p: MutatingPolicy): string {
+  return p.kind === "NamespacedMutatingPolicy" ? `${p.metadata.namespace ?? "default"}/${p.metadata.name}` : p.metadata.name;
+}
+
+/** Whether the policy is evaluated at admission (admission enabled, no targetMatchConstraints). */
+export function runsAtAdmission(p: MutatingPolicy): boolean {
+  return p.spec.evaluation?.admission?.enabled !== false && p.spec.targetMatchConstraints === undefined;
+}
+
+/** One policy on one object (kyverno.md §1.4 steps 1–7). */
+export function evaluateMutatingPolicy(policy: MutatingPolicy, request: AdmissionRequest, object: JsonObject | null, ctx: KyvernoContext): KyvernoOutcome {
+  const base = { policy: policy.metadata.name, ...(policy.kind === "NamespacedMutatingPolicy" ? { namespace: policy.metadata.namespace ?? "default" } : {}) };
+  const none = (result: KyvernoResult, message?: string, extra: Partial<KyvernoOutcome> = {}): KyvernoOutcome => ({
+    ...base,
+    result,
+    object,
+    changed: false,
+    ...(message !== undefined ? { message } : {}),
+    ...extra,
+  });
+  if (policy.kind === "NamespacedMutatingPolicy" && ctx.scopeNamespaced !== false) {
+    if (request.namespace === "" || request.namespace !== (policy.metadata.namespace ?? "default")) return none("nomatch", "namespaced policy: the request is not in its namespace");
+  }
+  const getNamespace = (n: string): JsonObject | undefined => ctx.namespaces?.(n) ?? bareNamespace(n);
+  const m = matchPolicyConstraints(request, policy.spec.matchConstraints as never, { catalog: ctx.catalog, getNamespace });
+  if (m.error !== undefined) return none("error", m.error.message);
+  if (!m.matches) return none("nomatch", m.reason);
+  const compiled = compileMutatingPolicy(policy, ctx.providers ?? NO_PROVIDERS);
+  const reqValue: JsonObject = { ...admissionRequestValue(request, m.matchedResource!, m.matchedKind!), object: request.object, oldObject: request.oldObject };
+  const nsObject = request.namespace !== "" ? (getNamespace(request.namespace) ?? null) : null;
+  const fixed: Record<string, CelValue> = {
+    oldObject: fromJson(request.oldObject),
+    request: fromJson(reqValue),
+    namespaceObject: fromJson(nsObject),
+  };
+
+  // Exceptions (no variables): full ones exempt, partial ones feed `exceptions`.
+  const images: string[] = [];
+  const values: string[] = [];
+  let fullBest: { name: string; priority: number; report: string } | undefined;
+  const excErrors: string[] = [];
+  for (const ex of ctx.exceptions ?? []) {
+    if (!ex.spec.policyRefs.some((r) => r.name === policy.metadata.name && r.kind === policy.kind)) continue;
+    let all = true;
+    for (const c of ex.spec.matchConditions ?? []) {
+      const r = run(comp(compiled.exceptionEnv.env, c.expression ?? "", BOOL), compiled.exceptionEnv.activation({ ...fixed, object: fromJson(object) }));
+      if ("error" in r) {
+        excErrors.push(r.error);
+        all = false;
+        break;
+      }
+      if (r.value !== true) {
+        all = false;
+        break;
+      }
+    }
+    if (!all) continue;
+    const partial = (ex.spec.images ?? []).length > 0 || (ex.spec.allowedValues ?? []).length > 0;
+    if (partial) {
+      images.push(...(ex.spec.images ?? []));
+      values.push(...(ex.spec.allowedValues ?? []));
+      continue;
+    }
+    const priority = Number.parseInt(ex.metadata.labels?.["polex.kyverno.io/priority"] ?? "0", 10) || 0;
+    if (fullBest === undefined || priority > fullBest.priority) fullBest = { name: ex.metadata.name, priority, report: ex.spec.reportResult ?? "skip" };
+  }
+  if (fullBest !== undefined) return none(fullBest.report === "pass" ? "pass" : "skip", `exempted by PolicyException ${fullBest.name}`, { exception: fullBest.name });
+  if (excErrors.length > 0) return none("error", excErrors[0]);
+  const exceptions = new ExceptionsValue(images, values);
+
+  // Variables bound lazily before matchConditions (Kyverno deviation from MAP).
+  const bindingsFor = (obj: JsonObject | null): LazyVariables =>
+    new LazyVariables(compiled.variables, compiled.env.activation({ ...fixed, object: fromJson(obj), exceptions }));
+  const condVars = bindingsFor(object);
+  const condErrors: string[] = [];
+  for (const mc of compiled.matchConditions) {
+    const r = run(mc.c, condVars.bindings);
+    if ("error" in r) condErrors.push(r.error);
+    else if (r.value === false) return none("skip", `match condition ${JSON.stringify(mc.name)} is false`);
+  }
+  if (condErrors.length > 0) return none("error", condErrors.join("; "));
+  if (object === null) return none("skip", "no object (DELETE)");
+
+  let current: JsonObject = object;
+  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+  const kind = typeof object.kind === "string" ? object.kind : "";
+  const schema = ctx.schemas.forKind(apiVersion, kind);
+  for (const [i, mu] of compiled.mutations.entries()) {
+    const vars = bindingsFor(current);
+    const r = run(mu.c, vars.bindings);
+    if ("error" in r) return { ...none("error", `mutation ${i}: ${r.error}`), object: current };
+    let next: JsonObject;
+    try {
+      if (mu.patchType === "ApplyConfiguration") {
+        if (!(r.value instanceof ObjectValue)) return { ...none("error", "unsupported return type from ApplyConfiguration expression"), object: current };
+        const mismatches = typeNameMismatches(r.value);
+        if (mismatches.length > 0) return { ...none("error", `type mismatch: ${mismatches.join("\n")}`), object: current };
+        const patch = applyConfigurationJson(r.value) as JsonObject;
+        const applied = applyConfiguration(current, patch, schema, ctx.schemas);
+        if (!applied.ok) {
+          const msg = applied.error.kind === "no-schema" ? "type converter must not be nil (no schema for the kind: give its CRD)" : applied.error.message;
+          return { ...none("error", msg), object: current };
+        }
+        next = applied.object;
+      } else {
+        const ops = jsonPatchOperations(r.value);
+        const res = applyJsonPatch(current, ops as never);
+        if (res.ok === "test-failed") continue;
+        if (res.ok === false) return { ...none("error", `JSON Patch: ${res.error}`), object: current };
+        if (!isJsonObject(res.doc)) return { ...none("error", "JSON Patch: result is not an object"), object: current };
+        next = schema !== undefined ? pruneUnknownFields(res.doc, schema, ctx.schemas) : res.doc;
+      }
+    } catch (e) {
+      if (e instanceof CelEvalError) return { ...none("error", e.message), object: current };
+      throw e;
+    }
+    current = ctx.defaulter !== undefined ? ctx.defaulter(next, { group: apiVersion.includes("/") ? apiVersion.split("/")[0]! : "", version: apiVersion.split("/").pop()!, kind }) : next;
+  }
+  return { ...base, result: "pass", object: current, changed: JSON.stringify(current, big) !== JSON.stringify(object, big) };
+}
+
+function big(_k: string, v: unknown): unknown {
+  return typeof v === "bigint" ? `${v}n` : v;
+}
+
+/**
+ * Policies in order on one request, each seeing the previous one's output (the CLI's load order;
+ * in-cluster order across policies is unspecified). Errors of Fail policies deny; Ignore ones are
+ * reported in `ignoredErrors`.
+ */
+export function evaluateMutatingPolicies(request: AdmissionRequest, policies: readonly MutatingPolicy[], ctx: KyvernoContext): KyvernoRun {
+  let object = request.object;
+  const outcomes: KyvernoOutcome[] = [];
+  const errors: string[] = [];
+  const ignoredErrors: string[] = [];
+  for (const p of policies) {
+    if (ctx.includeNonAdmission !== true && !runsAtAdmission(p)) continue;
+    const o = evaluateMutatingPolicy(p, { ...request, object }, object, ctx);
+    outcomes.push(o);
+    if (o.result === "error") {
+      const msg = `Policy ${policyLabel(p)}: failed to evaluate policy: ${o.message ?? ""}`;
+      if (p.spec.failurePolicy === "Ignore") ignoredErrors.push(msg);
+      else errors.push(msg);
+      continue;
+    }
+    object = o.object;
+  }
+  return { allowed: errors.length === 0, object, outcomes, errors, ignoredErrors };
+}
