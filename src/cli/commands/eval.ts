@@ -96,8 +96,8 @@ export const evalCommand: Command = {
       explanation: "Mutates the example Pods and Deployments with the example policies; a diff on a terminal, YAML when piped.",
     },
     {
-      command: "celmap eval -f examples/policies/ -r examples/resources/pod.yaml --trace -o yaml > mutated.yaml",
-      explanation: "Writes the mutated Pod to mutated.yaml and explains on stderr why each policy did or did not apply.",
+      command: "celmap eval -f examples/policies/ -r examples/resources/pods.yaml --trace -o yaml > mutated.yaml",
+      explanation: "Writes the mutated Pods to mutated.yaml and explains on stderr why each policy did or did not apply.",
     },
     {
       command: "celmap eval -f policy.yaml -f params/ -r deploy.yaml --old deploy-live.yaml --user alice --groups dev,system:authenticated",
