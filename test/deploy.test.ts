@@ -1,0 +1,480 @@
+/**
+ * deploy/: the Helm chart and the plain manifests, checked against the Kubernetes OpenAPI schema
+ * (`../shared/k8s-openapi/swagger.json`).
+ *
+ * There is no `helm` binary here, so the chart is rendered by OUR renderer below, which implements
+ * only the Go-template subset the chart uses (`{{ .Values.x }}`, `.Release`/`.Chart` fields,
+ * `define`/`include` of simple names, `if`/`else`/`end`, `range` over lists, `toYaml`, `nindent`,
+ * `quote`, `default`, `{{-`/`-}}` trimming). It is not helm: keep the chart to this subset.
+ *
+ * Every rendered document (and every plain manifest) is validated: a known kind (cert-manager's
+ * Certificate/Issuer are CRDs absent from the schema and checked for shape only), required fields,
+ * no unknown fields, scalar types (int-or-string, quantities), enums where the schema has them.
+ *
+ * `WRITE_MANIFESTS=1 npx vitest run test/deploy.test.ts` regenerates deploy/manifests/celmap.yaml
+ * from the chart (release `celmap`, namespace `celmap`); the test checks that they agree.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { parseDocuments } from "../src/io/load.js";
+
+const root = resolve(import.meta.dirname, "..");
+const chartDir = join(root, "deploy/helm/celmap");
+const manifestsFile = join(root, "deploy/manifests/celmap.yaml");
+const swaggerFile = resolve(root, "../shared/k8s-openapi/swagger.json");
+
+// ---------------------------------------------------------------------------------------------
+// The Go-template subset
+
+type Node =
+  | { t: "text"; v: string }
+  | { t: "action"; p: string }
+  | { t: "if"; cond: string; then: Node[]; else: Node[] }
+  | { t: "range"; expr: string; body: Node[] }
+  | { t: "define"; name: string; body: Node[] };
+
+function tokenize(src: string): ({ t: "text"; v: string } | { t: "tag"; v: string })[] {
+  const out: ({ t: "text"; v: string } | { t: "tag"; v: string })[] = [];
+  let i = 0;
+  while (i < src.length) {
+    const open = src.indexOf("{{", i);
+    if (open < 0) {
+      out.push({ t: "text", v: src.slice(i) });
+      break;
+    }
+    const close = src.indexOf("}}", open);
+    if (close < 0) throw new Error(`unclosed action at ${open}`);
+    let text = src.slice(i, open);
+    let inner = src.slice(open + 2, close);
+    if (inner.startsWith("-")) {
+      text = text.replace(/\s+$/, "");
+      inner = inner.slice(1);
+    }
+    let next = close + 2;
+    if (inner.endsWith("-")) {
+      inner = inner.slice(0, -1);
+      while (next < src.length && /\s/.test(src[next]!)) next++;
+    }
+    out.push({ t: "text", v: text }, { t: "tag", v: inner.trim() });
+    i = next;
+  }
+  return out;
+}
+
+function parseTemplate(src: string): Node[] {
+  const tokens = tokenize(src);
+  let pos = 0;
+  const block = (): { nodes: Node[]; end: "end" | "else" | "eof" } => {
+    const nodes: Node[] = [];
+    while (pos < tokens.length) {
+      const tok = tokens[pos++]!;
+      if (tok.t === "text") {
+        if (tok.v !== "") nodes.push({ t: "text", v: tok.v });
+        continue;
+      }
+      const v = tok.v;
+      if (v.startsWith("/*")) continue;
+      if (v === "end") return { nodes, end: "end" };
+      if (v === "else") return { nodes, end: "else" };
+      let m: RegExpExecArray | null;
+      if ((m = /^if\s+(.+)$/.exec(v)) !== null) {
+        const a = block();
+        let els: Node[] = [];
+        if (a.end === "else") {
+          const b = block();
+          if (b.end !== "end") throw new Error("if/else without end");
+          els = b.nodes;
+        } else if (a.end !== "end") throw new Error("if without end");
+        nodes.push({ t: "if", cond: m[1]!, then: a.nodes, else: els });
+      } else if ((m = /^range\s+(.+)$/.exec(v)) !== null) {
+        const a = block();
+        if (a.end !== "end") throw new Error("range without end");
+        nodes.push({ t: "range", expr: m[1]!, body: a.nodes });
+      } else if ((m = /^define\s+"([^"]+)"$/.exec(v)) !== null) {
+        const a = block();
+        if (a.end !== "end") throw new Error("define without end");
+        nodes.push({ t: "define", name: m[1]!, body: a.nodes });
+      } else if (/^(with|else if|template|block)\b/.test(v) || v.includes("$") && !/^\$(\.|$)/.test(v)) {
+        throw new Error(`outside the supported subset: {{ ${v} }}`);
+      } else nodes.push({ t: "action", p: v });
+    }
+    return { nodes, end: "eof" };
+  };
+  const r = block();
+  if (r.end !== "eof") throw new Error(`unexpected {{ ${r.end} }}`);
+  return r.nodes;
+}
+
+interface Scope {
+  readonly root: Record<string, unknown>;
+  readonly dot: unknown;
+  readonly defines: Map<string, Node[]>;
+}
+
+function truthy(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === "") return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") return Object.keys(v).length > 0;
+  return true;
+}
+
+/** Splits on spaces outside double quotes. */
+function words(s: string): string[] {
+  return s.match(/"(?:[^"\\]|\\.)*"|\S+/g) ?? [];
+}
+
+function operand(w: string, sc: Scope): unknown {
+  if (w.startsWith('"')) return JSON.parse(w) as unknown;
+  if (/^-?\d+$/.test(w)) return Number(w);
+  if (w === "true" || w === "false") return w === "true";
+  if (w === ".") return sc.dot;
+  if (w === "$") return sc.root;
+  if (w.startsWith(".") || w.startsWith("$.")) {
+    let cur: unknown = w.startsWith("$") ? sc.root : sc.dot;
+    for (const part of w.replace(/^\$/, "").slice(1).split(".")) {
+      if (cur === null || typeof cur !== "object") return undefined;
+      cur = (cur as Record<string, unknown>)[part];
+    }
+    return cur;
+  }
+  throw new Error(`outside the supported subset: operand ${w}`);
+}
+
+function toYaml(v: unknown): string {
+  if (v === undefined || v === null) return "null";
+  return stringifyYaml(v, { lineWidth: 0 }).replace(/\n$/, "");
+}
+
+function callFn(name: string, args: unknown[], sc: Scope): unknown {
+  switch (name) {
+    case "include": {
+      const body = sc.defines.get(String(args[0]));
+      if (body === undefined) throw new Error(`include of undefined template ${String(args[0])}`);
+      return exec(body, { ...sc, dot: args[1] });
+    }
+    case "toYaml":
+      return toYaml(args[0]);
+    case "nindent":
+      return "\n" + String(args[1]).split("\n").map((l) => " ".repeat(Number(args[0])) + l).join("\n");
+    case "quote":
+      return JSON.stringify(args[0] === undefined || args[0] === null ? "" : String(args[0]));
+    case "default":
+      return truthy(args[1]) ? args[1] : args[0];
+    default:
+      throw new Error(`outside the supported subset: function ${name}`);
+  }
+}
+
+function pipeline(p: string, sc: Scope): unknown {
+  let result: unknown;
+  p.split("|").forEach((cmd, i) => {
+    const ws = words(cmd.trim());
+    const head = ws[0]!;
+    if (/^[a-zA-Z]/.test(head) && head !== "true" && head !== "false") {
+      const args = ws.slice(1).map((w) => operand(w, sc));
+      if (i > 0) args.push(result);
+      result = callFn(head, args, sc);
+    } else {
+      if (i > 0 || ws.length !== 1) throw new Error(`outside the supported subset: ${cmd}`);
+      result = operand(head, sc);
+    }
+  });
+  return result;
+}
+
+function exec(nodes: Node[], sc: Scope): string {
+  let out = "";
+  for (const n of nodes) {
+    switch (n.t) {
+      case "text":
+        out += n.v;
+        break;
+      case "action": {
+        const v = pipeline(n.p, sc);
+        out += v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
+        break;
+      }
+      case "if":
+        out += exec(truthy(pipeline(n.cond, sc)) ? n.then : n.else, sc);
+        break;
+      case "range": {
+        const list = pipeline(n.expr, sc);
+        if (list !== undefined && list !== null && !Array.isArray(list)) throw new Error("range over a non-list");
+        for (const item of (list as unknown[] | undefined) ?? []) out += exec(n.body, { ...sc, dot: item });
+        break;
+      }
+      case "define":
+        break;
+    }
+  }
+  return out;
+}
+
+function collectDefines(nodes: Node[], into: Map<string, Node[]>): void {
+  for (const n of nodes) if (n.t === "define") into.set(n.name, n.body);
+}
+
+function deepMerge(a: unknown, b: unknown): unknown {
+  if (a !== null && b !== null && typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
+    const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
+    for (const [k, v] of Object.entries(b as Record<string, unknown>)) out[k] = deepMerge(out[k], v);
+    return out;
+  }
+  return b === undefined ? a : b;
+}
+
+/** `helm template <release> deploy/helm/celmap -n <namespace> --set ...` with our renderer. */
+export function renderChart(release: string, namespace: string, overrides: Record<string, unknown> = {}): string {
+  const chart = parseYaml(readFileSync(join(chartDir, "Chart.yaml"), "utf8")) as Record<string, unknown>;
+  const values = deepMerge(parseYaml(readFileSync(join(chartDir, "values.yaml"), "utf8")), overrides);
+  const files = readdirSync(join(chartDir, "templates")).sort();
+  const defines = new Map<string, Node[]>();
+  const parsed = files.map((f) => ({ f, nodes: parseTemplate(readFileSync(join(chartDir, "templates", f), "utf8")) }));
+  for (const p of parsed) collectDefines(p.nodes, defines);
+  const root = {
+    Values: values,
+    Release: { Name: release, Namespace: namespace, Service: "Helm" },
+    Chart: { Name: chart["name"], Version: chart["version"], AppVersion: chart["appVersion"] },
+  };
+  const out: string[] = [];
+  for (const p of parsed) {
+    if (p.f.startsWith("_") || !p.f.endsWith(".yaml")) continue;
+    const text = exec(p.nodes, { root, dot: root, defines }).trim();
+    if (text !== "") out.push(`# Source: celmap/templates/${p.f}\n${text}\n`);
+  }
+  return out.map((t) => `---\n${t}`).join("");
+}
+
+function documents(text: string, file: string): Record<string, unknown>[] {
+  const r = parseDocuments(text, file);
+  if (r.errors.length > 0) throw new Error(r.errors.map((e) => `${e.line}: ${e.message}`).join("\n"));
+  return r.documents.map((d) => d.value).filter((v): v is Record<string, unknown> => v !== null && typeof v === "object");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation against swagger.json
+
+interface SchemaObj {
+  type?: string;
+  format?: string;
+  $ref?: string;
+  properties?: Record<string, SchemaObj>;
+  additionalProperties?: SchemaObj | boolean;
+  items?: SchemaObj;
+  required?: string[];
+  enum?: unknown[];
+  "x-kubernetes-group-version-kind"?: { group: string; version: string; kind: string }[];
+}
+
+const swagger = existsSync(swaggerFile) ? (JSON.parse(readFileSync(swaggerFile, "utf8")) as { definitions: Record<string, SchemaObj> }) : undefined;
+const defs = swagger?.definitions ?? {};
+const byGvk = new Map<string, string>();
+for (const [name, d] of Object.entries(defs)) {
+  for (const g of d["x-kubernetes-group-version-kind"] ?? []) byGvk.set(`${g.group === "" ? "" : `${g.group}/`}${g.version}/${g.kind}`, name);
+}
+
+/**
+ * This swagger.json carries no `enum` on these fields (the allowed values are in the descriptions):
+ * the enums of the fields the chart sets, copied from those descriptions, keyed definition.property.
+ * Schema enums, where present, are checked as well.
+ */
+const DESCRIBED_ENUMS: Record<string, readonly string[]> = {
+  "io.k8s.api.admissionregistration.v1.MutatingWebhook.failurePolicy": ["Ignore", "Fail"],
+  "io.k8s.api.admissionregistration.v1.MutatingWebhook.sideEffects": ["Unknown", "None", "Some", "NoneOnDryRun"],
+  "io.k8s.api.admissionregistration.v1.MutatingWebhook.reinvocationPolicy": ["Never", "IfNeeded"],
+  "io.k8s.api.admissionregistration.v1.MutatingWebhook.matchPolicy": ["Exact", "Equivalent"],
+  "io.k8s.api.admissionregistration.v1.RuleWithOperations.scope": ["Cluster", "Namespaced", "*"],
+  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement.operator": ["In", "NotIn", "Exists", "DoesNotExist"],
+  "io.k8s.api.core.v1.ServiceSpec.type": ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"],
+  "io.k8s.api.core.v1.Container.imagePullPolicy": ["Always", "IfNotPresent", "Never"],
+  "io.k8s.api.core.v1.ContainerPort.protocol": ["TCP", "UDP", "SCTP"],
+  "io.k8s.api.core.v1.ServicePort.protocol": ["TCP", "UDP", "SCTP"],
+  "io.k8s.api.core.v1.HTTPGetAction.scheme": ["HTTP", "HTTPS"],
+  "io.k8s.api.core.v1.SeccompProfile.type": ["Localhost", "RuntimeDefault", "Unconfined"],
+  "io.k8s.api.apps.v1.DeploymentStrategy.type": ["Recreate", "RollingUpdate"],
+};
+
+/** CRDs (not in the built-in schema): the fields checked by shape. */
+const CRD_KINDS = new Set(["cert-manager.io/v1/Issuer", "cert-manager.io/v1/Certificate"]);
+
+function validate(value: unknown, schema: SchemaObj, path: string, errors: string[], defName?: string): void {
+  if (schema.$ref !== undefined) {
+    const name = schema.$ref.replace("#/definitions/", "");
+    const d = defs[name];
+    if (d === undefined) return void errors.push(`${path}: unknown definition ${name}`);
+    if (name === "io.k8s.apimachinery.pkg.util.intstr.IntOrString") {
+      if (typeof value !== "string" && !Number.isInteger(value)) errors.push(`${path}: want int or string, got ${JSON.stringify(value)}`);
+      return;
+    }
+    if (name === "io.k8s.apimachinery.pkg.api.resource.Quantity") {
+      if (!(typeof value === "number" || (typeof value === "string" && /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?$/.test(value)))) {
+        errors.push(`${path}: not a quantity ${JSON.stringify(value)}`);
+      }
+      return;
+    }
+    if (name === "io.k8s.apimachinery.pkg.apis.meta.v1.Time") {
+      if (typeof value !== "string") errors.push(`${path}: want a time string`);
+      return;
+    }
+    return validate(value, d, path, errors, name);
+  }
+  if (value === null) return; // null = unset
+  if (schema.enum !== undefined && !schema.enum.includes(value)) errors.push(`${path}: ${JSON.stringify(value)} not one of ${JSON.stringify(schema.enum)}`);
+  switch (schema.type) {
+    case "string":
+      if (typeof value !== "string") errors.push(`${path}: want string, got ${JSON.stringify(value)}`);
+      else if (schema.format === "byte" && !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) errors.push(`${path}: not base64`);
+      return;
+    case "integer":
+      if (!Number.isInteger(value)) errors.push(`${path}: want integer, got ${JSON.stringify(value)}`);
+      return;
+    case "number":
+      if (typeof value !== "number") errors.push(`${path}: want number, got ${JSON.stringify(value)}`);
+      return;
+    case "boolean":
+      if (typeof value !== "boolean") errors.push(`${path}: want boolean, got ${JSON.stringify(value)}`);
+      return;
+    case "array":
+      if (!Array.isArray(value)) return void errors.push(`${path}: want list, got ${JSON.stringify(value)}`);
+      value.forEach((v, i) => schema.items !== undefined && validate(v, schema.items, `${path}[${i}]`, errors));
+      return;
+    case "object":
+    case undefined: {
+      if (schema.properties === undefined && schema.additionalProperties === undefined && schema.type === undefined) return; // untyped
+      if (typeof value !== "object" || Array.isArray(value)) return void errors.push(`${path}: want object, got ${JSON.stringify(value)}`);
+      const obj = value as Record<string, unknown>;
+      for (const r of schema.required ?? []) if (!(r in obj)) errors.push(`${path}.${r}: required`);
+      for (const [k, v] of Object.entries(obj)) {
+        const p = schema.properties?.[k];
+        const described = defName !== undefined ? DESCRIBED_ENUMS[`${defName}.${k}`] : undefined;
+        if (described !== undefined && !described.includes(v as string)) errors.push(`${path}.${k}: ${JSON.stringify(v)} not one of ${JSON.stringify(described)}`);
+        if (p !== undefined) validate(v, p, `${path}.${k}`, errors);
+        else if (typeof schema.additionalProperties === "object") validate(v, schema.additionalProperties, `${path}.${k}`, errors);
+        else if (schema.additionalProperties !== true) errors.push(`${path}.${k}: unknown field`);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function validateDocument(doc: Record<string, unknown>): string[] {
+  const apiVersion = String(doc["apiVersion"]);
+  const kind = String(doc["kind"]);
+  const key = `${apiVersion}/${kind}`;
+  const meta = doc["metadata"] as Record<string, unknown> | undefined;
+  const where = `${kind}/${String(meta?.["name"])}`;
+  if (CRD_KINDS.has(key)) {
+    const errors: string[] = [];
+    validate(meta, { $ref: "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" }, `${where}.metadata`, errors);
+    if (typeof doc["spec"] !== "object") errors.push(`${where}.spec: required`);
+    return errors;
+  }
+  const def = byGvk.get(key);
+  if (def === undefined) return [`${where}: unknown kind ${key}`];
+  const errors: string[] = [];
+  validate(doc, { $ref: `#/definitions/${def}` }, where, errors);
+  if (typeof meta?.["name"] !== "string" || meta["name"] === "") errors.push(`${where}.metadata.name: required`);
+  return errors;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const variants: Record<string, Record<string, unknown>> = {
+  defaults: {},
+  "cert-manager": { certManager: { enabled: true } },
+  "cluster source, Ignore, caBundle": {
+    clusterSource: { enabled: true, paramResources: [{ apiGroups: [""], resources: ["configmaps"] }, { apiGroups: ["example.com"], resources: ["settings"] }] },
+    webhook: { failurePolicy: "Ignore", caBundle: Buffer.from("-----BEGIN CERTIFICATE-----\n").toString("base64"), excludeNamespaces: ["monitoring", "cert-manager"] },
+  },
+};
+
+describe.skipIf(swagger === undefined)("deploy: Helm chart (rendered by our Go-template subset, not helm)", () => {
+  for (const [name, overrides] of Object.entries(variants)) {
+    it(`${name}: every rendered document is valid against swagger.json`, () => {
+      const docs = documents(renderChart("celmap", "celmap-system", overrides), "rendered.yaml");
+      expect(docs.length).toBeGreaterThanOrEqual(6);
+      const errors = docs.flatMap(validateDocument);
+      expect(errors).toEqual([]);
+    });
+  }
+
+  it("has the webhook's required shape", () => {
+    const docs = documents(renderChart("celmap", "celmap-system", variants["cert-manager"]!), "rendered.yaml");
+    const kinds = docs.map((d) => d["kind"]);
+    for (const k of ["Deployment", "PodDisruptionBudget", "Service", "ServiceAccount", "ConfigMap", "MutatingWebhookConfiguration", "Certificate", "Issuer"]) expect(kinds).toContain(k);
+    const dep = docs.find((d) => d["kind"] === "Deployment") as any;
+    expect(dep.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(dep.spec.template.spec.affinity.podAntiAffinity).toBeDefined();
+    const c = dep.spec.template.spec.containers[0];
+    expect(c.readinessProbe.httpGet.path).toBe("/readyz");
+    expect(c.livenessProbe.httpGet.path).toBe("/healthz");
+    expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
+    expect(dep.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+    expect(c.resources.requests.cpu).toBeDefined();
+    expect(c.resources.limits.memory).toBeDefined();
+    const mwc = docs.find((d) => d["kind"] === "MutatingWebhookConfiguration") as any;
+    expect(mwc.metadata.annotations["cert-manager.io/inject-ca-from"]).toBe("celmap-system/celmap-webhook");
+    const w = mwc.webhooks[0];
+    expect(w.sideEffects).toBe("None");
+    expect(w.reinvocationPolicy).toBe("IfNeeded");
+    expect(w.admissionReviewVersions).toEqual(["v1"]);
+    expect(w.timeoutSeconds).toBe(5);
+    expect(w.clientConfig.caBundle).toBeUndefined();
+    expect(w.namespaceSelector.matchExpressions).toEqual([{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "celmap-system"] }]);
+    const cert = docs.find((d) => d["kind"] === "Certificate") as any;
+    expect(cert.spec.dnsNames).toContain("celmap-webhook.celmap-system.svc");
+    expect(kinds).not.toContain("ClusterRole");
+  });
+
+  it("RBAC: read-only, only what the informers need", () => {
+    const docs = documents(renderChart("celmap", "celmap-system", variants["cluster source, Ignore, caBundle"]!), "rendered.yaml");
+    const role = docs.find((d) => d["kind"] === "ClusterRole") as any;
+    for (const r of role.rules) expect(r.verbs.every((v: string) => ["get", "list", "watch"].includes(v))).toBe(true);
+    const resources = role.rules.flatMap((r: any) => r.resources ?? []);
+    expect(resources).toEqual(expect.arrayContaining(["mutatingadmissionpolicies", "mutatingadmissionpolicybindings", "namespaces", "configmaps", "settings", "mutatingpolicies", "assign"]));
+    expect(resources).not.toContain("secrets");
+    const mwc = docs.find((d) => d["kind"] === "MutatingWebhookConfiguration") as any;
+    expect(mwc.webhooks[0].failurePolicy).toBe("Ignore");
+    expect(mwc.webhooks[0].namespaceSelector.matchExpressions[0].values).toEqual(["kube-system", "celmap-system", "monitoring", "cert-manager"]);
+    expect(mwc.webhooks[0].clientConfig.caBundle).toBeDefined();
+  });
+
+  it("rejects a failurePolicy outside the enum (the validator checks enums)", () => {
+    const docs = documents(renderChart("celmap", "x", { webhook: { failurePolicy: "Sometimes" } }), "rendered.yaml");
+    expect(docs.flatMap(validateDocument).join("\n")).toMatch(/failurePolicy: "Sometimes" not one of/);
+  });
+
+  it("the renderer refuses templates outside its subset", () => {
+    expect(() => parseTemplate("{{ with .Values.x }}{{ end }}")).toThrow(/subset/);
+  });
+
+  it("plain manifests (deploy/manifests/celmap.yaml) are the chart rendered for namespace celmap, and valid", () => {
+    const header = "# Generated from deploy/helm/celmap (release celmap, namespace celmap, default values) by\n# WRITE_MANIFESTS=1 npx vitest run test/deploy.test.ts. Apply after deploy/namespace.yaml and deploy/gen-certs.sh.\n";
+    const rendered = header + renderChart("celmap", "celmap");
+    if (process.env["WRITE_MANIFESTS"] === "1") writeFileSync(manifestsFile, rendered);
+    expect(readFileSync(manifestsFile, "utf8")).toBe(rendered);
+    const docs = documents(readFileSync(manifestsFile, "utf8"), manifestsFile);
+    docs.push(...documents(readFileSync(join(root, "deploy/namespace.yaml"), "utf8"), "namespace.yaml"));
+    expect(docs.flatMap(validateDocument)).toEqual([]);
+  });
+
+  it("deploy/gen-certs.sh makes a valid kubernetes.io/tls Secret and a caBundle", () => {
+    const dir = mkdtempSync(join(tmpdir(), "celmap-gen-certs-"));
+    try {
+      const caBundle = execFileSync("sh", [join(root, "deploy/gen-certs.sh"), "celmap", "celmap-webhook"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] }).toString().trim();
+      expect(Buffer.from(caBundle, "base64").toString()).toContain("BEGIN CERTIFICATE");
+      const docs = documents(readFileSync(join(dir, "celmap-webhook-tls.yaml"), "utf8"), "secret.yaml");
+      expect(docs.flatMap(validateDocument)).toEqual([]);
+      const rendered = documents(renderChart("celmap", "celmap", { webhook: { caBundle } }), "rendered.yaml");
+      expect(rendered.flatMap(validateDocument)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
