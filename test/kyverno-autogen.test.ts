@@ -382,3 +382,14 @@ describe("autogen property (fast-check)", () => {
     expect(changed).toBeGreaterThan(60);
   });
 });
+
+describe("index helpers", () => {
+  it("autogen webhook match conditions (Kyverno's CreateMatchConditions)", async () => {
+    const { autogenWebhookMatchConditions, autogenVariants } = await import("../src/translate/kyverno/index.js");
+    const v = autogenVariants(podPolicy({ autogen: { podControllers: { controllers: ["deployments", "jobs"] } } }));
+    expect(v.map((x) => x.config)).toEqual(["defaults"]);
+    expect(autogenWebhookMatchConditions("defaults", v[0]!.targets, [{ name: "c", expression: "true" }])).toEqual([
+      { name: "autogen-defaults-c", expression: "!((object.apiVersion == 'apps/v1' && object.kind =='Deployment') || (object.apiVersion == 'batch/v1' && object.kind =='Job')) || (true)" },
+    ]);
+  });
+});
