@@ -1,4 +1,5 @@
 /**
+ * Test support (it uses fast-check, a development dependency, so it lives outside src/).
  * Differential testing of the translator: fast-check generators of (mutator set, objects) on
  * real kinds — Pod, Deployment, Service, ConfigMap (built-in schemas: locations and values are
  * kept schema-valid, since MAP strictly decodes built-in objects) and a schemaless custom
@@ -11,12 +12,12 @@
  * MAP see those, so an object without them would compare two different inputs.
  */
 import fc from "fast-check";
-import { compileMutator, type Mutator } from "../mutators/index.js";
-import { mutate } from "../system.js";
-import { jsonEqual } from "../cases.js";
-import { normalizeResult } from "./cases.js";
-import { translate, type TranslateResult } from "./index.js";
-import { runTranslated } from "./run.js";
+import { compileMutator, type Mutator } from "../../src/translate/gatekeeper/mutators/index.js";
+import { mutate } from "../../src/translate/gatekeeper/system.js";
+import { jsonEqual } from "../../src/translate/gatekeeper/cases.js";
+import { normalizeResult } from "../../src/translate/gatekeeper/translate/cases.js";
+import { translate, type TranslateResult } from "../../src/translate/gatekeeper/translate/index.js";
+import { runTranslated } from "../../src/translate/gatekeeper/translate/run.js";
 
 type Json = unknown;
 type Obj = Record<string, unknown>;

@@ -11,7 +11,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildScenario, compareOne, KINDS, scenario, stats, type KindSpec } from "./differential.js";
+import { buildScenario, compareOne, KINDS, scenario, stats, type KindSpec } from "../../../../test/support/gatekeeper-differential.js";
 
 const RUNS = Number(process.env.GK_PROP_RUNS ?? 275);
 const OBJECTS = Number(process.env.GK_PROP_OBJECTS ?? 40);
