@@ -47,6 +47,11 @@ describe("autogen rewrite (syntax tree)", () => {
       "request.object.spec.x + oldObject.?spec.orValue(1) + [1].map(object, object.spec) + object.metadata.name + object.metadata.?labels.orValue(1)",
       'request.object.spec.template.spec.x + oldObject.spec.template.?spec.orValue(1) + [1].map(object, object.spec) + object.metadata.name + object.spec.template.metadata.?labels.orValue(1)',
     ],
+    [
+      "index and optional-index forms",
+      "object['spec'].x + object.metadata['labels'].y + object.metadata[?'annotations'].orValue(1) + object.?metadata.?labels.orValue(2)",
+      'object.spec.template["spec"].x + object.spec.template.metadata["labels"].y + object.spec.template.metadata[?"annotations"].orValue(1) + object.spec.template.?metadata.?labels.orValue(2)',
+    ],
     ["namespaceObject untouched", "namespaceObject.metadata.labels['a'] == 'b'", "namespaceObject.metadata.labels['a'] == 'b'"],
   ];
   for (const [name, src, want] of cases) it(name, () => expect(rewrite(src, "defaults")).toBe(want));

@@ -260,7 +260,7 @@ class Rewriter {
         return { ...e, operand: x(e.operand) };
       }
       case "call": {
-        if (e.target === undefined && e.fn === Op.optSelect && e.args.length === 2) {
+        if (e.target === undefined && (e.fn === Op.optSelect || e.fn === Op.index || e.fn === Op.optIndex) && e.args.length === 2) {
           const [op, f] = e.args as [Expr, Expr];
           const field = f.kind === "const" && f.value.kind === "string" ? f.value.value : undefined;
           if (field === "spec" && this.isRoot(op, bound)) {
