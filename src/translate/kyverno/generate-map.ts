@@ -67,12 +67,13 @@ export function generateMap(mpol: Json, options: GenerateMapOptions = {}): Gener
   }
 
   const mapName = `mpol-${name}`;
-  const ownerRef: Json = { apiVersion: mpol.apiVersion ?? "policies.kyverno.io/v1", kind: "MutatingPolicy", name };
+  // builder.go mutatingPolicyOwnerRef: the apiVersion is policiesv1beta1.GroupVersion whatever the policy's version.
+  const ownerRef: Json = { apiVersion: "policies.kyverno.io/v1beta1", kind: "MutatingPolicy", name };
   if (mpol.metadata?.uid !== undefined) ownerRef.uid = mpol.metadata.uid;
-  const labels: Json = { ...MANAGED_BY };
-  const reportsDisabled = mpol.metadata?.labels?.["reports.kyverno.io/disabled"];
-  if (reportsDisabled !== undefined) labels["reports.kyverno.io/disabled"] = reportsDisabled;
-  const metadata = (n: string): Json => ({ name: n, labels: { ...labels }, ownerReferences: [{ ...ownerRef }] });
+  // The MAP gets `reports.kyverno.io/disabled: "true"` when the policy has that label (any value); the binding only managed-by.
+  const mapLabels: Json = { ...MANAGED_BY };
+  if (mpol.metadata?.labels?.["reports.kyverno.io/disabled"] !== undefined) mapLabels["reports.kyverno.io/disabled"] = "true";
+  const metadata = (n: string, labels: Json): Json => ({ name: n, labels: { ...labels }, ownerReferences: [{ ...ownerRef }] });
 
   // matchConstraints: resourceRules only.
   const mc = spec.matchConstraints ?? {};
@@ -98,6 +99,7 @@ export function generateMap(mpol: Json, options: GenerateMapOptions = {}): Gener
   }
   for (const c of spec.matchConditions ?? []) conditions.push({ name: c.name, expression: c.expression });
 
+  // failurePolicy: Kyverno leaves it unset when the policy does; the API server then defaults Fail, which we write.
   const mapSpec: Json = {
     failurePolicy: spec.failurePolicy ?? "Fail",
     matchConstraints: {
@@ -136,8 +138,8 @@ export function generateMap(mpol: Json, options: GenerateMapOptions = {}): Gener
   const apiVersion = options.apiVersion ?? "admissionregistration.k8s.io/v1";
   return {
     generated: true,
-    policy: { apiVersion, kind: "MutatingAdmissionPolicy", metadata: metadata(mapName), spec: mapSpec },
-    binding: { apiVersion, kind: "MutatingAdmissionPolicyBinding", metadata: metadata(`${mapName}-binding`), spec: { policyName: mapName } },
+    policy: { apiVersion, kind: "MutatingAdmissionPolicy", metadata: metadata(mapName, mapLabels), spec: mapSpec },
+    binding: { apiVersion, kind: "MutatingAdmissionPolicyBinding", metadata: metadata(`${mapName}-binding`, MANAGED_BY), spec: { policyName: mapName } },
     dropped,
   };
 }
