@@ -66,7 +66,7 @@ export const mutatingPolicySpecSchema = z
     autogen: z.object({}).loose().optional(),
     targetMatchConstraints: matchResources.extend({ expression: z.string().optional() }).optional(),
     targetMatchConditions: z.array(named).optional(),
-    webhookConfiguration: z.object({ timeoutSeconds: z.number().int().optional() }).loose().optional(),
+    webhookConfiguration: z.object({ timeoutSeconds: z.union([z.number().int(), z.bigint()]).optional() }).loose().optional(),
   })
   .loose();
 
@@ -172,6 +172,7 @@ export function decodeMutatingPolicy(doc: unknown): DecodeResult<MutatingPolicy>
     if ((c.name ?? "") === "") errors.push(`spec.variables[${i}].name: Required value`);
     if ((c.expression ?? "") === "") errors.push(`spec.variables[${i}].expression: Required value`);
   });
+  if (errors.length > 0) return { ok: false, errors };
   if (p.kind === "NamespacedMutatingPolicy" && (p.metadata.namespace ?? "") === "") {
     // Offline, a namespaced policy without a namespace is placed in "default" (as kubectl would).
     return { ok: true, value: { ...p, metadata: { ...p.metadata, namespace: "default" } } };
