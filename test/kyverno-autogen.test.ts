@@ -398,3 +398,15 @@ describe("index helpers", () => {
     ]);
   });
 });
+
+describe("MAP generation skip reasons (Kyverno's status messages)", () => {
+  it("not enabled / autogen active / useServerSideApply", () => {
+    expect(generateMap(podPolicy()).reason).toBe("skip generating MutatingAdmissionPolicy: not enabled.");
+    expect(generateMap(podPolicy({ autogen: { mutatingAdmissionPolicy: { enabled: true } } })).reason).toBe(
+      "skip generating MutatingAdmissionPolicy: pod controllers autogen is enabled.",
+    );
+    expect(generateMap(podPolicy({ autogen: { podControllers: { controllers: [] }, mutatingAdmissionPolicy: { enabled: true } }, evaluation: { useServerSideApply: true } })).reason).toBe(
+      "skip generating MutatingAdmissionPolicy: useServerSideApply is enabled, which mutates atomic fields that a native MutatingAdmissionPolicy rejects.",
+    );
+  });
+});

@@ -19,7 +19,7 @@ export interface Dropped {
 export interface GenerateMapResult {
   /** Whether Kyverno would generate (and we emit) a MAP. */
   readonly generated: boolean;
-  /** Why not, in Kyverno's words where it has them (`status` message). */
+  /** Why not: Kyverno's `status.message` (generate-map.go mapGenerationSkipReason) where it has one. */
   readonly reason?: string;
   readonly policy?: Json;
   readonly binding?: Json;
@@ -48,15 +48,15 @@ export function generateMap(mpol: Json, options: GenerateMapOptions = {}): Gener
     return { generated: false, reason: `${String(mpol?.kind)} is never converted to a MutatingAdmissionPolicy (only cluster-wide MutatingPolicy)`, dropped };
   }
   if (spec.autogen?.mutatingAdmissionPolicy?.enabled !== true) {
-    return { generated: false, reason: "skip generating MutatingAdmissionPolicy: not enabled (spec.autogen.mutatingAdmissionPolicy.enabled)", dropped };
+    return { generated: false, reason: "skip generating MutatingAdmissionPolicy: not enabled.", dropped };
   }
   if (spec.evaluation?.useServerSideApply === true) {
-    return { generated: false, reason: "skip generating MutatingAdmissionPolicy: evaluation.useServerSideApply is true", dropped };
+    return { generated: false, reason: "skip generating MutatingAdmissionPolicy: useServerSideApply is enabled, which mutates atomic fields that a native MutatingAdmissionPolicy rejects.", dropped };
   }
   if (Object.keys(autogen(mpol).configs).length > 0) {
     return {
       generated: false,
-      reason: "skip generating MutatingAdmissionPolicy: pod controllers autogen is enabled (set spec.autogen.podControllers.controllers: [] to generate one)",
+      reason: "skip generating MutatingAdmissionPolicy: pod controllers autogen is enabled." /* set spec.autogen.podControllers.controllers: [] to get one */,
       dropped,
     };
   }
