@@ -410,3 +410,50 @@ describe("MAP generation skip reasons (Kyverno's status messages)", () => {
     );
   });
 });
+
+describe("Kyverno's own TestConvertPodToTemplateExpression (autogen_test.go v1.19), compared as syntax trees", async () => {
+  const { parse } = await import("../src/cel/parser.js");
+  const { unparse } = await import("../src/cel/unparse.js");
+  const { PARSE_OPTIONS } = await import("../src/translate/kyverno/autogen.js");
+  const norm = (s: string) => {
+    const p = parse(s, PARSE_OPTIONS);
+    return unparse(p.expr, p.sourceInfo);
+  };
+  const containers = `Object{spec: Object.spec{containers: object.spec.containers.map(container, Object.spec.containers{name: container.name, securityContext: Object.spec.containers.securityContext{allowPrivilegeEscalation: false}})}}`;
+  const cases: [string, "defaults" | "cronjobs", string, string][] = [
+    [
+      "deployment containers conversion",
+      "defaults",
+      containers,
+      `Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: object.spec.template.spec.containers.map(container, Object.spec.template.spec.containers{name: container.name, securityContext: Object.spec.template.spec.containers.securityContext{allowPrivilegeEscalation: false}})}}}}`,
+    ],
+    [
+      "cronjob containers conversion",
+      "cronjobs",
+      containers,
+      `Object{spec: Object.spec{jobTemplate: Object.spec.jobTemplate{spec: Object.spec.jobTemplate.spec{template: Object.spec.jobTemplate.spec.template{spec: Object.spec.jobTemplate.spec.template.spec{containers: object.spec.jobTemplate.spec.template.spec.containers.map(container, Object.spec.jobTemplate.spec.template.spec.containers{name: container.name, securityContext: Object.spec.jobTemplate.spec.template.spec.containers.securityContext{allowPrivilegeEscalation: false}})}}}}}}`,
+    ],
+    [
+      "statefulset containers conversion",
+      "defaults",
+      `Object{spec: Object.spec{containers: [Object.spec.containers{name: "nginx", image: "nginx:latest", securityContext: Object.spec.containers.securityContext{allowPrivilegeEscalation: false}}]}}`,
+      `Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "nginx", image: "nginx:latest", securityContext: Object.spec.template.spec.containers.securityContext{allowPrivilegeEscalation: false}}]}}}}`,
+    ],
+    ["namespaceObject labels not modified", "defaults", `'istio.io/dataplane-mode' in namespaceObject.metadata.labels`, `'istio.io/dataplane-mode' in namespaceObject.metadata.labels`],
+    ["namespaceObject labels not modified (cronjobs)", "cronjobs", `'istio.io/dataplane-mode' in namespaceObject.metadata.labels`, `'istio.io/dataplane-mode' in namespaceObject.metadata.labels`],
+    ["namespaceObject spec not modified", "defaults", `namespaceObject.spec.containers`, `namespaceObject.spec.containers`],
+    ["namespaceObject annotations not modified (cronjobs)", "cronjobs", `'team' in namespaceObject.metadata.annotations`, `'team' in namespaceObject.metadata.annotations`],
+    ["oldObject spec still modified", "defaults", `oldObject.spec.containers`, `oldObject.spec.template.spec.containers`],
+  ];
+  for (const [name, config, input, expected] of cases) it(name, () => expect(norm(rewrite(input, config))).toBe(norm(expected)));
+
+  it("'no containers in expression' — the one case we differ on purpose (#17438)", () => {
+    const input = `Object{metadata: Object.metadata{labels: Object.metadata.labels{foo: "bar"}}}`;
+    // Kyverno's expectation keeps `Object.metadata{`, which the type check rejects on every controller (see above).
+    const kyverno = `Object{spec: Object.spec{template: Object.spec.template{metadata: Object.metadata{labels: Object.spec.template.metadata.labels{foo: "bar"}}}}}`;
+    expect(kyvernoTextRewrite(input).replace(/\s+/g, " ")).toBe(kyverno);
+    expect(norm(rewrite(input, "defaults"))).toBe(
+      norm(`Object{spec: Object.spec{template: Object.spec.template{metadata: Object.spec.template.metadata{labels: Object.spec.template.metadata.labels{foo: "bar"}}}}}`),
+    );
+  });
+});
