@@ -3,6 +3,7 @@
  * → parse gives the same debug AST, and macros are printed as written.
  */
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { getConformanceSuite, getParsingSuite, type IncrementalTest, type IncrementalTestSuite } from "@bufbuild/cel-spec/testdata/tests.js";
 import { toDebugString } from "@bufbuild/cel-spec/testdata/to-debug-string.js";
 import { toProtoExpr } from "../../conformance/cel/ast-proto.js";
@@ -67,6 +68,8 @@ describe("unparse", () => {
       ["!(!a)", "!(!a)"],
       ["-(1)", "-(1)"],
       ["(-1).foo()", "(-1).foo()"],
+      ["-((1.5)[a])", "-(1.5[a])"],
+      ["-((1.5).map(x, x))", "-(1.5.map(x, x))"],
       ["a.?b[?0]", "a.?b[?0]"],
       ["m.all(k, v, v > 0)", "m.all(k, v, v > 0)"],
       ['"a\\n\\"b"', '"a\\n\\"b"'],
@@ -78,5 +81,46 @@ describe("unparse", () => {
       const p = parse(src, OPTS);
       expect(unparse(p.expr, p.sourceInfo)).toBe(want);
     }
+  });
+});
+
+describe("unparse property (fast-check)", () => {
+  const { expr } = fc.letrec<{ expr: string }>((tie) => ({
+    expr: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constantFrom("a", "b.c", "1", "-1", "2u", "1.5", "-0.5", "'s'", "b'x'", "true", "null", "[]", "{}", "x.y.z"),
+      fc.tuple(tie("expr"), fc.constantFrom("+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "in"), tie("expr")).map(([l, o, r]) => `${l} ${o} ${r}`),
+      fc.tuple(tie("expr"), fc.constantFrom("+", "-", "*", "&&", "||", "=="), tie("expr")).map(([l, o, r]) => `(${l}) ${o} (${r})`),
+      fc.tuple(fc.constantFrom("!", "-", "!!", "--", "-!"), tie("expr")).map(([o, e]) => `${o}(${e})`),
+      fc.tuple(tie("expr"), tie("expr"), tie("expr")).map(([c, t, f]) => `(${c}) ? (${t}) : ${f}`),
+      fc.tuple(tie("expr"), fc.constantFrom("f", "size", "startsWith")).map(([e, f]) => `(${e}).${f}()`),
+      fc.tuple(tie("expr"), tie("expr")).map(([e, i]) => `(${e})[${i}]`),
+      fc.tuple(tie("expr"), tie("expr")).map(([l, v]) => `(${l}).map(x, ${v})`),
+      fc.tuple(tie("expr"), tie("expr")).map(([l, v]) => `(${l}).all(k, v, ${v})`),
+      tie("expr").map((e) => `has((${e}).f)`),
+      fc.tuple(tie("expr"), tie("expr")).map(([k, v]) => `{${k}: ${v}}`),
+      fc.tuple(tie("expr"), tie("expr")).map(([a, b]) => `[${a}, ?${b}]`),
+      tie("expr").map((e) => `Object.spec{f: ${e}, ?g: ${e}}`),
+      tie("expr").map((e) => `(${e}).?f[?0]`),
+      tie("expr").map((e) => `cel.bind(v, ${e}, v)`),
+    ),
+  }));
+  it("parse → unparse → parse is the identity on debug ASTs", () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(expr, (src) => {
+        let p;
+        try {
+          p = parse(src, OPTS);
+        } catch {
+          return; // generated text that is not valid CEL (e.g. has() of a non-select)
+        }
+        checked++;
+        const printed = unparse(p.expr, p.sourceInfo);
+        expect(toDebugString(toProtoExpr(parse(printed, OPTS).expr)), printed).toBe(toDebugString(toProtoExpr(p.expr)));
+      }),
+      { numRuns: 4000, seed: 7 },
+    );
+    expect(checked).toBeGreaterThan(2000);
   });
 });

@@ -84,6 +84,22 @@ function precedence(e: Expr): number {
   return 8;
 }
 
+/** Whether the member chain of `e` starts with a numeric literal (`1.5[a]`, `2.f()`). */
+function leadingNumber(e: Expr, macroCalls: ReadonlyMap<number, Expr>): boolean {
+  for (;;) {
+    const m = macroCalls.get(e.id);
+    if (m !== undefined && m !== e) {
+      e = m;
+      continue;
+    }
+    if (e.kind === "const") return e.value.kind === "int" || e.value.kind === "uint" || e.value.kind === "double";
+    if (e.kind === "select") e = e.operand;
+    else if (e.kind === "call" && e.target !== undefined) e = e.target;
+    else if (e.kind === "call" && (e.fn === Op.index || e.fn === Op.optIndex || e.fn === Op.optSelect) && e.args.length === 2) e = e.args[0] as Expr;
+    else return false;
+  }
+}
+
 function isNegative(c: Constant): boolean {
   if (c.kind === "int") return c.value < 0n;
   if (c.kind === "double") return c.value < 0 || Object.is(c.value, -0);
@@ -131,7 +147,8 @@ class Printer {
         if (fn === Op.not || fn === Op.negate) {
           const a = args[0] as Expr;
           const pa = precedence(a);
-          const needs = pa < 7 || a.kind === "const" || (pa === 7);
+          // `-1[a]` would lex as the literal -1: wrap an operand whose member chain starts with a number.
+          const needs = pa <= 7 || (fn === Op.negate && leadingNumber(a, this.macroCalls));
           return `${fn === Op.not ? "!" : "-"}${this.wrap(a, needs)}`;
         }
         const [l, r] = args as [Expr, Expr];
