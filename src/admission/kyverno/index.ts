@@ -12,7 +12,7 @@
  *
  * Pure: no file or network access.
  */
-import { BOOL, CelEvalError, fromJson, type CelValue } from "../../cel/index.js";
+import { BOOL, CelEvalError, fromJson, toJson, type CelValue } from "../../cel/index.js";
 import { applyConfigurationJson, ObjectValue, typeNameMismatches } from "../../cel/k8s/object.js";
 import { jsonPatchOperations } from "../../cel/k8s/jsonpatch.js";
 import { APPLY_CONFIGURATION_TYPE, compileExpression, JSON_PATCH_LIST_TYPE, LazyVariables, type CompiledVariable } from "../../cel/k8s/environment.js";
@@ -278,4 +278,27 @@ export function evaluateMutatingPolicies(request: AdmissionRequest, policies: re
     object = o.object;
   }
   return { allowed: errors.length === 0, object, outcomes, errors, ignoredErrors };
+}
+
+/**
+ * mutateExisting: the targets named by `targetMatchConstraints.expression`, evaluated with `object`
+ * bound to the trigger (and variables): one object, or a List's `items`. Undefined when the policy
+ * has no expression (targets are then matched by the constraints).
+ */
+export function targetsFromExpression(policy: MutatingPolicy, request: AdmissionRequest, trigger: JsonObject, ctx: KyvernoContext): JsonObject[] | { error: string } | undefined {
+  const expression = policy.spec.targetMatchConstraints?.expression;
+  if (expression === undefined || expression === "") return undefined;
+  const compiled = compileMutatingPolicy(policy, ctx.providers ?? NO_PROVIDERS);
+  const c = comp(compiled.env.env, expression);
+  const nsObject = request.namespace !== "" ? (ctx.namespaces?.(request.namespace) ?? bareNamespace(request.namespace)) : null;
+  const vars = new LazyVariables(
+    compiled.variables,
+    compiled.env.activation({ object: fromJson(trigger), oldObject: fromJson(request.oldObject), request: fromJson({ operation: request.operation, namespace: request.namespace, name: request.name }), namespaceObject: fromJson(nsObject) }),
+  );
+  const r = run(c, vars.bindings);
+  if ("error" in r) return { error: r.error };
+  const json = toJson(r.value) as unknown as JsonObject | null;
+  if (!isJsonObject(json)) return [];
+  if (Array.isArray(json.items)) return json.items.filter((x): x is JsonObject => isJsonObject(x));
+  return Object.keys(json).length === 0 ? [] : [json];
 }

@@ -14,7 +14,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readdirSync, statSync } from "node:fs";
-import { evaluateMutatingPolicy, runsAtAdmission, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
+import { evaluateMutatingPolicy, runsAtAdmission, targetsFromExpression, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
 import { newAdmissionRequest, type JsonObject, type Operation } from "../../admission/index.js";
 import { OfflineImageDataProvider, OfflineResourceProvider, OfflineHttpProvider, OfflineGlobalContextProvider, kyvernoCliHttpMock, type KyvernoProviders } from "../../cel/kyverno/index.js";
 import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
@@ -281,14 +281,16 @@ function loadSuite(s: Suite, errors: string[]): Loaded | undefined {
       isObject(ver) ? [{ apiVersion: `${String(spec.group)}/${String(ver.name)}`, kind: String(names.kind), resource: String(names.plural), namespaced: spec.scope === "Namespaced" }] : [],
     );
   });
+  const resources = load(asList(t.resources)).flatMap((d) => (isObject(d.value) ? [d.value] : []));
+  const targets = load(asList(t.targetResources)).flatMap((d) => (isObject(d.value) ? [d.value] : []));
+  // As Kyverno's CLI: the targets are in the (fake) cluster that resource.Get/List read.
+  clusterObjects.push(...targets);
   const providers: KyvernoProviders = {
     resource: new OfflineResourceProvider({ objects: clusterObjects as never, mappings: mappings as never, missing: "null-if-kind-known", hint: "give it in clusterResources" }),
     http,
     globalContext,
     imageData: new OfflineImageDataProvider({ images: images as never, hint: "give it in the context file" }),
   };
-  const resources = load(asList(t.resources)).flatMap((d) => (isObject(d.value) ? [d.value] : []));
-  const targets = load(asList(t.targetResources)).flatMap((d) => (isObject(d.value) ? [d.value] : []));
   const session = built.session;
   const ctx: KyvernoContext = {
     catalog: session.catalog,
@@ -370,7 +372,15 @@ function runMutateExisting(l: Loaded, p: MutatingPolicy, op: Operation): Map<str
     if (!tr.ok) continue;
     const fired = evaluateMutatingPolicy({ ...p, spec: { ...p.spec, mutations: [] } }, tr.request, op === "DELETE" ? null : trigger, l.ctx);
     if (fired.result !== "pass") continue;
-    const candidates = l.targets.length > 0 ? l.targets : l.resources;
+    let candidates = l.targets.length > 0 ? l.targets : l.resources;
+    const named = targetsFromExpression(p, tr.request, trigger, l.ctx);
+    if (named !== undefined) {
+      if ("error" in named) continue;
+      // The expression names the targets; the constraints' rules (if any) still apply.
+      const key = (o: JsonObject): string => `${String(o.kind)}/${meta(o, "namespace")}/${meta(o, "name")}`;
+      const keys = new Set(named.map(key));
+      candidates = candidates.filter((o) => keys.has(key(o)));
+    }
     for (const target of candidates) {
       const req = requestFor(l, target, "UPDATE");
       if (!req.ok) continue;
