@@ -53,6 +53,11 @@ export interface ApplyConfigurationOptions {
    * of the SMD library itself, and of a converter that maps CEL null to JSON null).
    */
   readonly patchNull?: "cel" | "json";
+  /**
+   * Skip the "may not mutate atomic arrays, maps or structs" guard: atomic values in the patch
+   * replace the live ones whole (Kyverno MutatingPolicy `evaluation.useServerSideApply: true`).
+   */
+  readonly allowAtomic?: boolean;
 }
 
 const ERROR_PREFIX = "error applying patch: ";
@@ -119,7 +124,7 @@ export function applyConfiguration(
     };
   }
 
-  const atomics = findAtomics(ctx, schema, p, "");
+  const atomics = options.allowAtomic === true ? [] : findAtomics(ctx, schema, p, "");
   if (atomics.length > 0) {
     return {
       ok: false,
