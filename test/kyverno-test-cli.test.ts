@@ -143,6 +143,30 @@ describe("MutatingPolicy evaluation", () => {
     expect(evaluateMutatingPolicy(p.value, request(obj), obj as never, { catalog, schemas, exceptions: [ex("NamespacedMutatingPolicy")] }).result).toBe("pass");
   });
 
+  it("ApplyConfiguration on an atomic struct: rejected, unless evaluation.useServerSideApply", () => {
+    const mk = (ssa: boolean) =>
+      decodeMutatingPolicy({
+        apiVersion: "policies.kyverno.io/v1",
+        kind: "MutatingPolicy",
+        metadata: { name: "sel" },
+        spec: {
+          matchConstraints: { resourceRules: [{ apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] }] },
+          ...(ssa ? { evaluation: { useServerSideApply: true } } : {}),
+          mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: 'Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"app": "y"}}}}' } }],
+        },
+      });
+    const obj = deployment("team-a", 1n);
+    const strict = mk(false);
+    const loose = mk(true);
+    if (!strict.ok || !loose.ok) throw new Error("invalid");
+    const a = evaluateMutatingPolicy(strict.value, request(obj), obj as never, { catalog, schemas });
+    expect(a.result).toBe("error");
+    expect(a.message).toContain("may not mutate atomic arrays, maps or structs: .spec.selector");
+    const b = evaluateMutatingPolicy(loose.value, request(obj), obj as never, { catalog, schemas });
+    expect(b.result).toBe("pass");
+    expect((b.object as { spec: { selector: unknown } }).spec.selector).toEqual({ matchLabels: { app: "y" } });
+  });
+
   it("validation with field paths", () => {
     const r = decodeMutatingPolicy({
       apiVersion: "policies.kyverno.io/v1beta1",

@@ -228,7 +228,7 @@ export function evaluateMutatingPolicy(policy: MutatingPolicy, request: Admissio
         const mismatches = typeNameMismatches(r.value);
         if (mismatches.length > 0) return { ...none("error", `type mismatch: ${mismatches.join("\n")}`), object: current };
         const patch = applyConfigurationJson(r.value) as JsonObject;
-        const applied = applyConfiguration(current, patch, schema, ctx.schemas);
+        const applied = applyConfiguration(current, patch, schema, ctx.schemas, { allowAtomic: policy.spec.evaluation?.useServerSideApply === true });
         if (!applied.ok) {
           const msg = applied.error.kind === "no-schema" ? "type converter must not be nil (no schema for the kind: give its CRD)" : applied.error.message;
           return { ...none("error", msg), object: current };
