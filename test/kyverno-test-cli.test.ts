@@ -167,6 +167,13 @@ describe("MutatingPolicy evaluation", () => {
     expect((b.object as { spec: { selector: unknown } }).spec.selector).toEqual({ matchLabels: { app: "y" } });
   });
 
+  it("auditAnnotations on the final object become properties", () => {
+    const p = policy("MutatingPolicy", { auditAnnotations: [{ key: "replicas", valueExpression: "string(object.spec.replicas)" }, { key: "none", valueExpression: "null" }] });
+    if (!p.ok) throw new Error("invalid");
+    const obj = deployment("team-a", 3n);
+    expect(evaluateMutatingPolicy(p.value, request(obj), obj as never, { catalog, schemas }).properties).toEqual({ replicas: "4" });
+  });
+
   it("validation with field paths", () => {
     const r = decodeMutatingPolicy({
       apiVersion: "policies.kyverno.io/v1beta1",

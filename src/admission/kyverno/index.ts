@@ -59,6 +59,8 @@ export interface KyvernoOutcome {
   readonly changed: boolean;
   /** The exception that exempted it, if any. */
   readonly exception?: string;
+  /** Non-empty auditAnnotations, evaluated on the final object (Kyverno reports them as result properties). */
+  readonly properties?: Readonly<Record<string, string>>;
 }
 
 export interface KyvernoRun {
@@ -248,7 +250,21 @@ export function evaluateMutatingPolicy(policy: MutatingPolicy, request: Admissio
     }
     current = ctx.defaulter !== undefined ? ctx.defaulter(next, { group: apiVersion.includes("/") ? apiVersion.split("/")[0]! : "", version: apiVersion.split("/").pop()!, kind }) : next;
   }
-  return { ...base, result: "pass", object: current, changed: JSON.stringify(current, big) !== JSON.stringify(object, big) };
+  const properties: Record<string, string> = {};
+  const finalVars = bindingsFor(current);
+  for (const a of policy.spec.auditAnnotations ?? []) {
+    const r = run(comp(compiled.env.env, a.valueExpression), finalVars.bindings);
+    if ("error" in r) return { ...none("error", `auditAnnotations ${JSON.stringify(a.key)}: ${r.error}`), object: current };
+    if (typeof r.value === "string" && r.value !== "") properties[a.key] = r.value;
+    else if (r.value !== null && typeof r.value !== "string") return { ...none("error", `auditAnnotations ${JSON.stringify(a.key)}: must evaluate to string or null`), object: current };
+  }
+  return {
+    ...base,
+    result: "pass",
+    object: current,
+    changed: JSON.stringify(current, big) !== JSON.stringify(object, big),
+    ...(Object.keys(properties).length > 0 ? { properties } : {}),
+  };
 }
 
 function big(_k: string, v: unknown): unknown {
