@@ -345,3 +345,48 @@ describe("the tracked plan gives the same value or error as the untracked one", 
     });
   }
 });
+
+describe("string sizes are code points, however they are measured", () => {
+  const env = new Env({ variables: { s: STRING, t: STRING, d: DYN }, libraries: [], cost: KUBERNETES_COST_OPTIONS });
+  const emoji = "😀".repeat(12); // 24 UTF-16 units, 12 code points
+  const ascii = "a".repeat(24);
+  const t = "x".repeat(20);
+  const cost = (expr: string, vars: Record<string, CelValue>): number => env.program(env.compile(expr)).evalWithCost(vars).cost;
+
+  test("concatenation chains, constants on either side, repeated evaluations on other strings", () => {
+    const p = env.program(env.compile(`s + 'ab' + t`));
+    for (let i = 0; i < 3; i++) {
+      // 1 + 1 + ceil(14 × 0.1) + ceil(34 × 0.1); then 1 + 1 + ceil(26 × 0.1) + ceil(46 × 0.1)
+      expect(p.evalWithCost({ s: emoji, t }).cost).toBe(8);
+      expect(p.evalWithCost({ s: ascii, t }).cost).toBe(10);
+    }
+    expect(cost(`(s + t) + (t + s)`, { s: emoji, t })).toBe(4 + 4 + 4 + 7);
+    expect(cost(`'😀' + s`, { s: emoji })).toBe(1 + 2);
+    expect(cost(`s + '😀😀'`, { s: "b".repeat(9) })).toBe(1 + 2);
+    expect(cost(`d + 'x' + s`, { d: emoji, s: emoji })).toBe(2 + 2 + 3);
+  });
+
+  test("a receiver's traversal (startsWith, endsWith)", () => {
+    const p = env.program(env.compile(`s.startsWith('z') || s.endsWith('b')`));
+    for (let i = 0; i < 3; i++) {
+      expect(p.evalWithCost({ s: emoji }).cost).toBe(3 + 3);
+      expect(p.evalWithCost({ s: ascii }).cost).toBe(4 + 4);
+    }
+  });
+
+  test("non-string operands of a string-typed call take the general call", () => {
+    for (const expr of [`d + 'x'`, `'x' + d`, `d.startsWith('x')`, `d + 'x' + 'y'`]) {
+      const p = env.program(env.compile(expr));
+      for (const d of [1n, [1n], "q"] as CelValue[]) {
+        const run = (tracked: boolean): unknown => {
+          try {
+            return { value: tracked ? p.evalWithCost({ d }).value : p.eval({ d }) };
+          } catch (e) {
+            return { error: (e as Error).message };
+          }
+        };
+        expect(run(true)).toEqual(run(false));
+      }
+    }
+  });
+});

@@ -41,6 +41,7 @@ import {
   LIST_CREATE_BASE_COST,
   MAP_CREATE_BASE_COST,
   matchesCost,
+  SIZE_TRACE,
   stdCallCost,
   stdCostFunction,
   codePoints,
@@ -120,6 +121,20 @@ const COST = { acc: 0, limit: Infinity };
 /** The last string concatenation's result and its size in code points (see `chargingImpl`). */
 const CONCAT: { s: string | undefined; n: number } = { s: undefined, n: 0 };
 
+const EMPTY_FRAME: Frame = [];
+
+/**
+ * Closures of `x + y` planned by `stringCall`: every one that returns sets
+ * `LAST_ADD.n` last, to its result's size in code points (-1 when it took the
+ * general call), so a `+` whose left operand is one of them reads the size
+ * right after evaluating it instead of measuring the concatenation.
+ */
+const ADD_FAST = new WeakSet<Ev>();
+const LAST_ADD = { n: -1 };
+
+/** Overloads costing ceil(size(receiver) × 0.1) (`stdCostFunction`'s first case). */
+const RECEIVER_TRAVERSAL: ReadonlySet<string> = new Set(["starts_with_string", "ends_with_string", "string_to_bytes", "bytes_to_string", "strings_quote", "string_format"]);
+
 /** Adds `n` to the running cost; throws once the limit is exceeded. */
 function charge(n: number): void {
   COST.acc += n;
@@ -193,6 +208,8 @@ class CompiledProgram implements Program {
     f[IS_ACTIVATION] = typeof (b as Activation).resolve === "function";
     const savedAcc = COST.acc;
     const savedLimit = COST.limit;
+    const savedTrace = SIZE_TRACE.i;
+    SIZE_TRACE.i = 0;
     COST.acc = 0;
     COST.limit = limit === undefined ? Infinity : typeof limit === "number" ? limit : Number(limit);
     try {
@@ -207,6 +224,7 @@ class CompiledProgram implements Program {
       this.lastCost = COST.acc;
       COST.acc = savedAcc;
       COST.limit = savedLimit;
+      SIZE_TRACE.i = savedTrace;
     }
   }
 }
@@ -1881,16 +1899,18 @@ class Planner {
       // deferred call of fixed cost leaves it all to the caller and runs unwrapped.
       const costId = this.costOverloadId(e);
       const fixed = !overloads.some((o) => this.libCosts.get(o.id)?.actual !== undefined) && stdCostFunction(costId) === undefined && costId !== "add_string";
+      const plainOverloads = overloads;
       if (defer && fixed) {
         this.pendingOut = pending + 1;
       } else {
         overloads = overloads.map((o) => ({ ...o, impl: this.chargingImpl(o, costId, pending) }));
       }
-      if (overloads.length === 1) {
-        const o = overloads[0]!;
-        if (concrete || o.params.every(isOpenType)) return callDirect(o.impl!, args);
-      }
-      return callDispatch(name, candidatesOf(overloads), args);
+      const charging = overloads;
+      const build = (evs: readonly Ev[]): Ev => {
+        if (charging.length === 1 && (concrete || charging[0]!.params.every(isOpenType))) return callDirect(charging[0]!.impl!, evs);
+        return callDispatch(name, candidatesOf(charging), evs);
+      };
+      return this.stringCall(costId, plainOverloads, argExprs, args, pending, build) ?? build(args);
     }
     if (overloads.length === 1) {
       const o = overloads[0]!;
@@ -1903,6 +1923,97 @@ class Planner {
       this.cache.candidates.set(key, cands);
     }
     return callDispatch(name, cands, args);
+  }
+
+  /**
+   * Tracking, `x + y` (add_string) and `s.f(y)` costing the receiver's traversal
+   * (startsWith, endsWith, …) on two strings: one closure that calls the string
+   * overload and charges its cost, without dispatch or a charging wrapper.
+   * Only when that overload is the one dispatch would pick for any two strings
+   * (the single candidate accepting them) and no library rule prices it; other
+   * values go to `general` (which charges as before).
+   */
+  private stringCall(
+    costId: string,
+    overloads: readonly OverloadDecl[],
+    argExprs: readonly Expr[],
+    args: readonly Ev[],
+    pending: number,
+    general: (args: readonly Ev[]) => Ev,
+  ): Ev | undefined {
+    if (args.length !== 2) return undefined;
+    const add = costId === "add_string";
+    if (!add && !RECEIVER_TRAVERSAL.has(costId)) return undefined;
+    if (overloads.some((o) => this.libCosts.get(o.id)?.actual !== undefined)) return undefined;
+    const strs = candidatesOf(overloads).filter((c) => c.tests[0]!("") && c.tests[1]!(""));
+    if (strs.length !== 1 || strs[0]!.decl.id !== costId || strs[0]!.decl.impl === undefined) return undefined;
+    const impl = strs[0]!.decl.impl as (a: string, b: string) => CelValue;
+    const a = args[0]!;
+    const b = args[1]!;
+    // Other values take the general call, which reads the values already computed from here.
+    const held: { x: CelValue; y: CelValue } = { x: null, y: null };
+    const rest = general([() => held.x, () => held.y]);
+    if (!add) {
+      return (f) => {
+        const x = a(f);
+        const y = b(f);
+        if (typeof x === "string" && typeof y === "string") {
+          const r = impl(x, y);
+          charge(pending + Math.ceil(codePoints(x) * STRING_TRAVERSAL_COST_FACTOR));
+          return r;
+        }
+        held.x = x;
+        held.y = y;
+        return rest(EMPTY_FRAME);
+      };
+    }
+    const cx = argExprs[0]!;
+    const cy = argExprs[1]!;
+    const ca = cx.kind === "const" && cx.value.kind === "string" ? cx.value.value : undefined;
+    const cb = cy.kind === "const" && cy.value.kind === "string" ? cy.value.value : undefined;
+    // A constant operand always evaluates to its constant: its size is known here (-1: measure).
+    const na = ca === undefined ? -1 : codePoints(ca);
+    const nb = cb === undefined ? -1 : codePoints(cb);
+    let ev: Ev;
+    if (ADD_FAST.has(a)) {
+      // `(… + …) + y`: the left operand is this kind of closure, which left its result's size in LAST_ADD.
+      ev = (f) => {
+        const x = a(f);
+        const nx = LAST_ADD.n;
+        const y = b(f);
+        if (typeof x === "string" && typeof y === "string") {
+          const r = impl(x, y);
+          const n = (nx >= 0 ? nx : codePoints(x)) + (nb >= 0 ? nb : codePoints(y));
+          LAST_ADD.n = typeof r === "string" ? n : -1;
+          charge(pending + Math.ceil(n * STRING_TRAVERSAL_COST_FACTOR));
+          return r;
+        }
+        held.x = x;
+        held.y = y;
+        const r = rest(EMPTY_FRAME);
+        LAST_ADD.n = -1;
+        return r;
+      };
+    } else {
+      ev = (f) => {
+        const x = a(f);
+        const y = b(f);
+        if (typeof x === "string" && typeof y === "string") {
+          const r = impl(x, y);
+          const n = (na >= 0 ? na : codePoints(x)) + (nb >= 0 ? nb : codePoints(y));
+          LAST_ADD.n = typeof r === "string" ? n : -1;
+          charge(pending + Math.ceil(n * STRING_TRAVERSAL_COST_FACTOR));
+          return r;
+        }
+        held.x = x;
+        held.y = y;
+        const r = rest(EMPTY_FRAME);
+        LAST_ADD.n = -1;
+        return r;
+      };
+    }
+    ADD_FAST.add(ev);
+    return ev;
   }
 
   /** An overload implementation that charges its call cost: the library's rule, else cel-go's standard rule for `costId`, else 1. */
@@ -1941,6 +2052,14 @@ class Planner {
             return r;
           };
         case 2:
+          if (RECEIVER_TRAVERSAL.has(costId)) {
+            // ceil(size(receiver) × 0.1): a string receiver is measured inline.
+            return (a: CelValue, b: CelValue) => {
+              const r = impl(a, b);
+              charge(pending + (typeof a === "string" ? Math.ceil(codePoints(a) * STRING_TRAVERSAL_COST_FACTOR) : std(a, b)));
+              return r;
+            };
+          }
           return (a: CelValue, b: CelValue) => {
             const r = impl(a, b);
             charge(pending + std(a, b));
