@@ -21,3 +21,4 @@ export {
 export { readTlsMaterial, watchTlsFiles, MIN_TLS_VERSION, type TlsFiles, type TlsMaterial } from "./tls.js";
 export { WebhookMetrics, policyErrorType, POLICY_CHECK_BUCKETS, REQUEST_BUCKETS, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
 export { runWebhook, type WebhookRunConfig } from "./run.js";
+export { ClusterPolicySource, MAP_RESOURCES, type ClusterSourceOptions, type WatchedResource } from "./cluster.js";

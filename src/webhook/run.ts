@@ -12,6 +12,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { AggregatorRegistry } from "prom-client";
 import type { Logger } from "pino";
+import { ClusterPolicySource, type ClusterSourceOptions } from "./cluster.js";
 import { FilePolicySource } from "./policies.js";
 import { defaultLogger, WebhookServer, type WebhookServerOptions } from "./server.js";
 import { readTlsMaterial } from "./tls.js";
@@ -19,6 +20,8 @@ import { readTlsMaterial } from "./tls.js";
 export interface WebhookRunConfig extends Omit<WebhookServerOptions, "source" | "logger" | "metricsText"> {
   /** Policy files and directories (watched). */
   readonly paths: readonly string[];
+  /** Read the policies from the cluster (informers) instead of `paths`. */
+  readonly cluster?: ClusterSourceOptions;
   /** Worker processes; 1 (default) serves in this process. */
   readonly workers?: number;
   readonly logLevel?: string;
@@ -46,7 +49,10 @@ async function runServer(config: WebhookRunConfig, isWorker: boolean): Promise<n
   if (isWorker) metricsText = askPrimaryForMetrics;
   const server = new WebhookServer({
     ...config,
-    source: new FilePolicySource(config.paths, config.debounceMs !== undefined ? { debounceMs: config.debounceMs } : {}),
+    source:
+      config.cluster !== undefined
+        ? new ClusterPolicySource(config.cluster)
+        : new FilePolicySource(config.paths, config.debounceMs !== undefined ? { debounceMs: config.debounceMs } : {}),
     logger,
     ...(metricsText !== undefined ? { metricsText } : {}),
   });

@@ -17,6 +17,13 @@ const OPTIONS: readonly OptionSpec[] = [
     description:
       "Policies: MutatingAdmissionPolicies and bindings, their param objects and Namespace objects, in YAML or JSON files; directories are read recursively. Watched: changes are reloaded atomically, and a bad edit keeps the last good set.",
   },
+  {
+    name: "kubeconfig",
+    type: "string",
+    placeholder: "<file>",
+    description: "Read MutatingAdmissionPolicies, bindings and namespaces from the cluster of this kubeconfig (informers: list + watch) instead of -f.",
+  },
+  { name: "in-cluster", type: "boolean", description: "Like --kubeconfig, with the pod's service account (in-cluster configuration)." },
   { name: "tls-cert", type: "string", placeholder: "<file>", description: "Serving certificate (PEM, with its chain). Reloaded on change." },
   { name: "tls-key", type: "string", placeholder: "<file>", description: "Serving key (PEM). Reloaded on change." },
   { name: "client-ca", type: "string", placeholder: "<file>", description: "Require client certificates signed by this CA (PEM)." },
@@ -91,7 +98,12 @@ export const webhookCommand: Command = {
   ],
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
     const paths = [...((args.values["filename"] as readonly string[] | undefined) ?? []), ...args.positionals];
-    if (paths.length === 0) throw new UsageError("at least one -f <file|dir> with policies is required");
+    const kubeconfig = stringOpt(args, "kubeconfig");
+    const inCluster = args.values["in-cluster"] === true;
+    const fromCluster = kubeconfig !== undefined || inCluster;
+    if (fromCluster && paths.length > 0) throw new UsageError("use either -f or --kubeconfig/--in-cluster, not both");
+    if (kubeconfig !== undefined && inCluster) throw new UsageError("use either --kubeconfig or --in-cluster, not both");
+    if (!fromCluster && paths.length === 0) throw new UsageError("at least one -f <file|dir> with policies (or --kubeconfig/--in-cluster) is required");
     const cert = stringOpt(args, "tls-cert");
     const key = stringOpt(args, "tls-key");
     if (cert === undefined || key === undefined) throw new UsageError("--tls-cert and --tls-key are required");
@@ -110,6 +122,7 @@ export const webhookCommand: Command = {
     }
     const code = await runWebhook({
       paths,
+      ...(fromCluster ? { cluster: kubeconfig !== undefined ? { kubeconfig } : { inCluster: true } } : {}),
       tls: { certFile: cert, keyFile: key, ...(clientCa !== undefined ? { clientCaFile: clientCa } : {}) },
       failurePolicy,
       ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),

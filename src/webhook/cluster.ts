@@ -1,0 +1,196 @@
+/**
+ * The in-cluster policy source: @kubernetes/client-node informers (list + watch) on
+ * MutatingAdmissionPolicies, their bindings, namespaces and the configured param kinds, delivering
+ * complete {@link PolicyContent}s to the {@link PolicyStore} through the {@link PolicySource}
+ * interface, with the file source's semantics: every change (debounced) rebuilds the whole set,
+ * which is decoded and validated as the apiserver would (CEL compiled) and swapped in atomically;
+ * a set that fails keeps the last good one and is reported.
+ *
+ * Not yet: Kyverno MutatingPolicies and Gatekeeper mutators (the store holds MAPs only), and CRD
+ * schemas from `/openapi/v3` (custom kinds are typed as untyped objects meanwhile).
+ */
+import { createHash } from "node:crypto";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest, type RequestOptions } from "node:https";
+import { KubeConfig, makeInformer, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from "@kubernetes/client-node";
+import type { LoadedDocument } from "../io/load.js";
+import { contentFromDocuments, type PolicySource, type SourceUpdate } from "./policies.js";
+
+/** A resource to watch: `group` "" for the core group. */
+export interface WatchedResource {
+  readonly group: string;
+  readonly version: string;
+  /** Plural resource name, e.g. `configmaps`. */
+  readonly resource: string;
+  /** The kind of the objects (list items come without it); known for the built-in roles. */
+  readonly kind?: string;
+  /** What the objects are to the evaluator. */
+  readonly role: "policy" | "binding" | "namespace" | "param";
+}
+
+export const MAP_RESOURCES: readonly WatchedResource[] = [
+  { group: "admissionregistration.k8s.io", version: "v1", resource: "mutatingadmissionpolicies", role: "policy" },
+  { group: "admissionregistration.k8s.io", version: "v1", resource: "mutatingadmissionpolicybindings", role: "binding" },
+  { group: "", version: "v1", resource: "namespaces", role: "namespace" },
+];
+
+export interface ClusterSourceOptions {
+  /** A kubeconfig file; else `inCluster`; else the default loading rules ($KUBECONFIG, ~/.kube/config). */
+  readonly kubeconfig?: string;
+  readonly inCluster?: boolean;
+  /** Param kinds (get/list/watch, cluster-wide). */
+  readonly paramResources?: readonly WatchedResource[];
+  /** Quiet time after the last event before rebuilding. Default 200 ms. */
+  readonly debounceMs?: number;
+  /** How long `start` waits for the first list of every resource. Default 30 s. */
+  readonly syncTimeoutMs?: number;
+}
+
+function resourcePath(r: WatchedResource): string {
+  return r.group === "" ? `/api/${r.version}/${r.resource}` : `/apis/${r.group}/${r.version}/${r.resource}`;
+}
+
+/** GET a list as raw JSON (no client-side typing: the objects stay exactly as the API server sent them). */
+async function getJson(kc: KubeConfig, path: string): Promise<KubernetesListObject<KubernetesObject>> {
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null) throw new Error("kubeconfig: no current cluster");
+  const url = new URL(cluster.server.replace(/\/$/, "") + path);
+  const opts: RequestOptions = { method: "GET", headers: { accept: "application/json" } };
+  await kc.applyToHTTPSOptions(opts);
+  const send = url.protocol === "http:" ? httpRequest : httpsRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, opts, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        if (res.statusCode !== 200) return reject(new Error(`GET ${path}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
+        try {
+          resolve(JSON.parse(text) as KubernetesListObject<KubernetesObject>);
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+type Cache = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
+
+export class ClusterPolicySource implements PolicySource {
+  readonly description: string;
+  readonly #kc: KubeConfig;
+  readonly #resources: readonly WatchedResource[];
+  readonly #debounceMs: number;
+  readonly #syncTimeoutMs: number;
+  readonly #informers: { r: WatchedResource; inf: Cache; synced: boolean }[] = [];
+  #listener: ((u: SourceUpdate) => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #lastError = "";
+
+  constructor(options: ClusterSourceOptions = {}, kubeConfig?: KubeConfig) {
+    const kc = kubeConfig ?? new KubeConfig();
+    if (kubeConfig === undefined) {
+      if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
+      else if (options.inCluster === true) kc.loadFromCluster();
+      else kc.loadFromDefault();
+    }
+    this.#kc = kc;
+    this.#resources = [...MAP_RESOURCES, ...(options.paramResources ?? [])];
+    this.#debounceMs = options.debounceMs ?? 200;
+    this.#syncTimeoutMs = options.syncTimeoutMs ?? 30_000;
+    this.description = `cluster ${kc.getCurrentCluster()?.server ?? "?"}`;
+  }
+
+  async start(listener: (update: SourceUpdate) => void): Promise<void> {
+    this.#listener = listener;
+    const firstLists: Promise<void>[] = [];
+    for (const r of this.#resources) {
+      const path = resourcePath(r);
+      const entry = { r, inf: undefined as unknown as Cache, synced: false };
+      // Synced once a list has succeeded; a set is only ever built when every resource is.
+      const inf = makeInformer(this.#kc, path, () =>
+        getJson(this.#kc, path).then((l) => {
+          entry.synced = true;
+          return l;
+        }),
+      ) as Cache;
+      entry.inf = inf;
+      this.#informers.push(entry);
+      for (const ev of ["add", "update", "delete"] as const) inf.on(ev, () => this.#schedule());
+      inf.on("error", (err: unknown) => {
+        this.#lastError = `${path}: ${err instanceof Error ? err.message : String(err)}`;
+        // The informer stops on errors: restart it after a pause (the last good set stays meanwhile).
+        if (this.#closed) return;
+        setTimeout(() => {
+          if (!this.#closed) void inf.start().catch(() => undefined);
+        }, 1000).unref();
+      });
+      firstLists.push(inf.start().then(() => undefined));
+    }
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no initial list within ${this.#syncTimeoutMs} ms`)), this.#syncTimeoutMs).unref());
+    try {
+      await Promise.race([Promise.all(firstLists), timeout]);
+      listener(this.#build());
+    } catch (e) {
+      listener({ ok: false, origin: this.description, errors: [e instanceof Error ? e.message : String(e)] });
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    for (const { inf } of this.#informers) void inf.stop();
+  }
+
+  #schedule(): void {
+    if (this.#closed || this.#listener === undefined) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (!this.#closed) this.#listener?.(this.#build());
+    }, this.#debounceMs);
+    this.#timer.unref();
+  }
+
+  /** The whole set from the informers' caches, validated as files are. */
+  #build(): SourceUpdate {
+    const unsynced = this.#informers.filter((i) => !i.synced).map((i) => resourcePath(i.r));
+    if (unsynced.length > 0) {
+      return { ok: false, origin: this.description, errors: [`not listed yet: ${unsynced.join(", ")}${this.#lastError !== "" ? ` (last error: ${this.#lastError})` : ""}`] };
+    }
+    const hash = createHash("sha256");
+    const docs: LoadedDocument[] = [];
+    for (const { r, inf } of this.#informers) {
+      const objs = [...inf.list()].sort((a, b) => key(a).localeCompare(key(b)));
+      for (const o of objs) {
+        hash.update(`${r.resource}/${key(o)}@${o.metadata?.resourceVersion ?? ""}\0`);
+        const value = withTypeMeta(o, r);
+        docs.push({ value, source: { file: `${this.description} ${r.resource}/${key(o)}`, docIndex: 0 }, locate: () => undefined } as unknown as LoadedDocument);
+      }
+    }
+    return contentFromDocuments(docs, this.description, hash.digest("hex"));
+  }
+}
+
+function key(o: KubernetesObject): string {
+  const ns = o.metadata?.namespace;
+  return `${ns !== undefined ? `${ns}/` : ""}${o.metadata?.name ?? ""}`;
+}
+
+const KINDS: Record<string, string> = {
+  mutatingadmissionpolicies: "MutatingAdmissionPolicy",
+  mutatingadmissionpolicybindings: "MutatingAdmissionPolicyBinding",
+  namespaces: "Namespace",
+};
+
+/** List items come without apiVersion/kind: put them back (the loader sorts documents by them). */
+function withTypeMeta(o: KubernetesObject, r: WatchedResource): KubernetesObject {
+  if (o.apiVersion !== undefined && o.kind !== undefined) return o;
+  const kind = r.kind ?? KINDS[r.resource];
+  return { ...o, apiVersion: r.group === "" ? r.version : `${r.group}/${r.version}`, ...(kind !== undefined && o.kind === undefined ? { kind } : {}) };
+}
