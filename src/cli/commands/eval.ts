@@ -12,6 +12,7 @@ import { renderDiff } from "../render/diff.js";
 import { toExactJson, toYaml } from "../render/serialize.js";
 import { buildSession, describeObject, evaluateObject, isObject, objectProblem, unknownKind, where, type Evaluation, type RequestSpec } from "../render/session.js";
 import { renderTrace } from "../render/trace.js";
+import { formatVerdict, gatekeeperEvaluation, mutatorInputs } from "./translate.js";
 
 const OPTIONS: readonly OptionSpec[] = [
   {
@@ -21,7 +22,7 @@ const OPTIONS: readonly OptionSpec[] = [
     multiple: true,
     placeholder: "<file|dir>",
     description:
-      "Policy inputs: MutatingAdmissionPolicies and bindings (v1alpha1, v1beta1, v1), their param objects, CustomResourceDefinitions and Namespace objects. YAML or JSON, several documents per file, List kinds; directories are read recursively (.yaml, .yml, .json).",
+      "Policy inputs: MutatingAdmissionPolicies and bindings (v1alpha1, v1beta1, v1), their param objects, CustomResourceDefinitions and Namespace objects; Gatekeeper mutators (Assign, AssignMetadata, ModifySet, AssignImage), run as their translation (celmap translate). YAML or JSON, several documents per file, List kinds; directories are read recursively (.yaml, .yml, .json).",
   },
   {
     name: "resource",
@@ -54,6 +55,13 @@ const OPTIONS: readonly OptionSpec[] = [
     type: "boolean",
     description:
       "Explain every decision on stderr: which policy, binding and param matched or not and why, matchConditions, each mutation's effect and cost, errors, the result.",
+  },
+  {
+    name: "engine",
+    type: "string",
+    placeholder: "map|gatekeeper",
+    description:
+      "map (default): everything through the MutatingAdmissionPolicy pipeline, Gatekeeper mutators translated first. gatekeeper: the Gatekeeper mutators through Gatekeeper's own mutation semantics instead (its order and fixpoint passes), to compare with their translation during a migration; MAPs are then not allowed.",
   },
   { name: "fail-on-error", type: "boolean", description: "Exit 1 also when a policy error was ignored because of failurePolicy: Ignore." },
   { name: "no-defaults", type: "boolean", description: "Do not apply celmap's built-in defaulters and CRD defaults (see Defaulting)." },
@@ -186,7 +194,15 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
 
   // ---- Inputs (all problems reported together, nothing evaluated when any).
   const errors: string[] = [];
-  const fDocs = load(fPaths, errors);
+  const engineText = str(args, "engine") ?? "map";
+  if (engineText !== "map" && engineText !== "gatekeeper") throw new UsageError(`--engine must be map or gatekeeper, got ${JSON.stringify(engineText)}`);
+  const gk = mutatorInputs(load(fPaths, errors), engineText);
+  errors.push(...gk.errors);
+  const fDocs = gk.documents;
+  if (engineText === "gatekeeper") {
+    if (gk.count === 0) errors.push(`--engine gatekeeper: no Gatekeeper mutators among the -f inputs`);
+    for (const d of fDocs) if (isObject(d.value) && /MutatingAdmissionPolicy/.test(String(d.value.kind))) errors.push(`${where(d.source)}: --engine gatekeeper runs Gatekeeper mutators only, not ${String(d.value.kind)}`);
+  }
   const rDocs = load(rPaths, errors);
   const oldDocs = load(oldPaths, errors);
   const built = buildSession(fDocs, { defaulting: args.values["no-defaults"] !== true });
@@ -228,6 +244,8 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
     return ExitCode.usage;
   }
   for (const w of built.warnings) io.stderr(`${errColor.yellow("warning")}: ${w}\n`);
+  for (const c of gk.conflicts ?? []) io.stderr(`${errColor.yellow("warning")}: ${c}\n`);
+  for (const v of gk.verdicts) if (trace || v.verdict === "refused") io.stderr(`${v.verdict === "refused" ? `${errColor.yellow("warning")}: not evaluated: ` : "translate: "}${formatVerdict(v, errColor)}`);
 
   // ---- Evaluation.
   const progress = process.stderr.isTTY === true && items.length >= 200 && !trace;
@@ -239,7 +257,11 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   let firstYaml = true;
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
-    const ev: Evaluation = evaluateObject(session, item.object, { ...spec, ...(item.old !== undefined ? { oldObject: item.old } : {}) });
+    const reqSpec: RequestSpec = { ...spec, ...(item.old !== undefined ? { oldObject: item.old } : {}) };
+    const ev: Evaluation =
+      gk.system === undefined
+        ? evaluateObject(session, item.object, reqSpec)
+        : gatekeeperEvaluation(gk.system, evaluateObject({ ...session, policies: [], bindings: [] }, item.object, reqSpec), session.namespaces, spec.user?.username);
     if (progress && Date.now() - lastProgress > 200) {
       lastProgress = Date.now();
       io.stderr(`\rcelmap eval: ${i + 1}/${items.length} resources`);
