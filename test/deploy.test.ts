@@ -439,6 +439,9 @@ describe.skipIf(swagger === undefined)("deploy: Helm chart (rendered by our Go-t
     const resources = role.rules.flatMap((r: any) => r.resources ?? []);
     expect(resources).toEqual(expect.arrayContaining(["mutatingadmissionpolicies", "mutatingadmissionpolicybindings", "namespaces", "configmaps", "settings", "mutatingpolicies", "assign"]));
     expect(resources).not.toContain("secrets");
+    const dep = docs.find((d) => d["kind"] === "Deployment") as any;
+    expect(dep.spec.template.spec.containers[0].args).toContain("--in-cluster");
+    expect(dep.spec.template.spec.containers[0].args).not.toContain("-f");
     const mwc = docs.find((d) => d["kind"] === "MutatingWebhookConfiguration") as any;
     expect(mwc.webhooks[0].failurePolicy).toBe("Ignore");
     expect(mwc.webhooks[0].namespaceSelector.matchExpressions[0].values).toEqual(["kube-system", "celmap-system", "monitoring", "cert-manager"]);
