@@ -89,47 +89,15 @@ export function absorbable(x: unknown): x is CelEvalError {
 /** A high surrogate: a string without one has as many code points as UTF-16 units. */
 const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
 
-/** How many string measurements per tracked evaluation {@link SIZE_TRACE} remembers. */
-const TRACE_CAP = 1024;
-/** Longer strings are measured but not remembered (bounds what the trace keeps alive: ≤ 1 MB). */
-const TRACE_MAX_LENGTH = 512;
-
-/**
- * The strings a tracked evaluation measured, in order, with their sizes: the
- * next evaluation of the same program on the same input measures the same
- * strings in the same order, so the i-th measurement is usually answered by
- * comparing with the i-th remembered string (the same string object: a pointer
- * comparison) instead of scanning it. `===` compares contents, so a string
- * that is not the remembered one is never given its size. `i` is reset at the
- * start of each tracked evaluation (and restored after it, for nested ones).
- */
-export const SIZE_TRACE: { i: number; readonly keys: (string | undefined)[]; readonly sizes: number[] } = {
-  i: 0,
-  keys: new Array<string | undefined>(TRACE_CAP).fill(undefined),
-  sizes: new Array<number>(TRACE_CAP).fill(0),
-};
-
 /** Code points of `s` (cel-go's string size). */
 export function codePoints(s: string): number {
   const n = s.length;
   if (n < 8) {
-    // Short strings: a tight loop is cheaper than a regex call or the trace.
+    // Short strings: a tight loop is cheaper than a regex call.
     for (let i = 0; i < n; i++) if ((s.charCodeAt(i) & 0xfc00) === 0xd800) return countCodePoints(s);
     return n;
   }
-  const t = SIZE_TRACE;
-  const i = t.i;
-  if (i < TRACE_CAP) {
-    t.i = i + 1;
-    if (t.keys[i] === s) return t.sizes[i]!;
-    // Almost every string has no surrogates: a native regex scan decides that fast.
-    const c = HIGH_SURROGATE.test(s) ? countCodePoints(s) : n;
-    if (n <= TRACE_MAX_LENGTH) {
-      t.keys[i] = s;
-      t.sizes[i] = c;
-    }
-    return c;
-  }
+  // Almost every string has no surrogates: a native regex scan decides that fast.
   return HIGH_SURROGATE.test(s) ? countCodePoints(s) : n;
 }
 

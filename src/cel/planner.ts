@@ -41,7 +41,6 @@ import {
   LIST_CREATE_BASE_COST,
   MAP_CREATE_BASE_COST,
   matchesCost,
-  SIZE_TRACE,
   stdCallCost,
   stdCostFunction,
   codePoints,
@@ -208,8 +207,6 @@ class CompiledProgram implements Program {
     f[IS_ACTIVATION] = typeof (b as Activation).resolve === "function";
     const savedAcc = COST.acc;
     const savedLimit = COST.limit;
-    const savedTrace = SIZE_TRACE.i;
-    SIZE_TRACE.i = 0;
     COST.acc = 0;
     COST.limit = limit === undefined ? Infinity : typeof limit === "number" ? limit : Number(limit);
     try {
@@ -224,7 +221,6 @@ class CompiledProgram implements Program {
       this.lastCost = COST.acc;
       COST.acc = savedAcc;
       COST.limit = savedLimit;
-      SIZE_TRACE.i = savedTrace;
     }
   }
 }
