@@ -152,7 +152,10 @@ export class ClusterPolicySource implements PolicySource {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      if (!this.#closed) this.#listener?.(this.#build());
+      // Before every resource has been listed once, `start` reports (it waits for the first lists):
+      // a partial set is neither loaded nor reported as an error here.
+      if (this.#closed || this.#informers.some((i) => !i.synced)) return;
+      this.#listener?.(this.#build());
     }, this.#debounceMs);
     this.#timer.unref();
   }

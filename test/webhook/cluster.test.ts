@@ -177,6 +177,7 @@ current-context: fake
       expect(s2.generation).toBeGreaterThan(s1.generation);
 
       // A policy that does not compile: rejected, the last good set stays (atomically).
+      expect(events.filter((e) => e.type === "rejected")).toEqual([]);
       api.put(MAPS, map("p3", "Object{metadata: Object.metadata{labels: {"));
       await until(() => events.some((e) => e.type === "rejected"));
       expect(store.current).toBe(s2);
