@@ -216,3 +216,16 @@ describe("JSONPatch typing in the mutation environment", () => {
     expect(env.compile("[JSONPatch{op: 'add', path: '/a', value: object.x}]").type).toEqual(listType(env.compile("JSONPatch{}").type));
   });
 });
+
+describe("run-time cost in the base environment includes Kubernetes' string costs (library/cost.go)", () => {
+  // [expression, actual cost from k8s.io/apiserver pkg/cel/library/cost_test.go]
+  it.each<[string, number]>([
+    ["'ABCDEFGHIJ abcdefghij'.lowerAscii()", 3],
+    ["'ABCDEFGHIJ abcdefghij'.lowerAscii() == 'abcdefghij ABCDEFGHIJ'.lowerAscii()", 9],
+    ["'abc 123 def 123'.replace('123', '456')", 3],
+  ])("%s costs %d", (src, want) => {
+    const env = kubernetesBaseEnv();
+    const program = env.program(env.compile(src));
+    expect(program.evalWithCost({}, { costLimit: 1_000_000 }).cost).toBe(want);
+  });
+});

@@ -42,6 +42,7 @@ import { TWO_VAR_COMPREHENSIONS_LIBRARY } from "../ext/comprehensions.js";
 import { KUBERNETES_LISTS_LIBRARY } from "../ext/lists.js";
 import { SETS_LIBRARY } from "../ext/sets.js";
 import { KUBERNETES_STRINGS_LIBRARY } from "../ext/strings.js";
+import { KUBERNETES_STRINGS_COST_LIBRARY } from "../cost-k8s.js";
 import type { Activation, Program } from "../planner.js";
 import {
   BOOL,
@@ -80,6 +81,7 @@ export const KUBERNETES_BASE_LIBRARIES: readonly Library[] = [
   OPTIONAL_LIBRARY, // 1.28 (optional types, optMap/optFlatMap)
   QUANTITY_LIBRARY, // 1.28
   KUBERNETES_STRINGS_LIBRARY, // 1.29, strings v2
+  KUBERNETES_STRINGS_COST_LIBRARY, // the run-time costs Kubernetes' estimator adds to the strings extension
   SETS_LIBRARY, // 1.29
   IP_LIBRARY, // 1.30
   CIDR_LIBRARY, // 1.30
