@@ -15,17 +15,17 @@
 import type { RE2JS } from "@bufbuild/re2";
 
 // Instruction opcodes and empty-width flags of @bufbuild/re2 (Inst.js, Utils.js).
-const ALT = 1;
-const ALT_MATCH = 2;
-const CAPTURE = 3;
-const EMPTY_WIDTH = 4;
-const FAIL = 5;
-const MATCH = 6;
-const NOP = 7;
-const RUNE = 8;
-const RUNE1 = 9;
-const RUNE_ANY = 10;
-const RUNE_ANY_NOT_NL = 11;
+export const ALT = 1;
+export const ALT_MATCH = 2;
+export const CAPTURE = 3;
+export const EMPTY_WIDTH = 4;
+export const FAIL = 5;
+export const MATCH = 6;
+export const NOP = 7;
+export const RUNE = 8;
+export const RUNE1 = 9;
+export const RUNE_ANY = 10;
+export const RUNE_ANY_NOT_NL = 11;
 
 const EMPTY_BEGIN_LINE = 0x01;
 const EMPTY_END_LINE = 0x02;
@@ -34,7 +34,7 @@ const EMPTY_END_TEXT = 0x08;
 const EMPTY_WORD_BOUNDARY = 0x10;
 const EMPTY_NO_WORD_BOUNDARY = 0x20;
 
-interface Inst {
+export interface Inst {
   readonly op: number;
   readonly out: number;
   readonly arg: number;
@@ -45,7 +45,8 @@ interface Prog {
   readonly start: number;
 }
 
-function progOf(re: RE2JS): Prog {
+/** The compiled instruction program behind an RE2JS pattern. */
+export function progOf(re: RE2JS): Prog {
   return (re as unknown as { re2Input: { prog: Prog } }).re2Input.prog;
 }
 
@@ -53,7 +54,7 @@ const isWordRune = (r: number): boolean =>
   (r >= 0x61 && r <= 0x7a) || (r >= 0x41 && r <= 0x5a) || (r >= 0x30 && r <= 0x39) || r === 0x5f;
 
 /** The empty-width assertions that hold between runes r1 and r2 (-1 = edge of text). */
-function emptyContext(r1: number, r2: number): number {
+export function emptyContext(r1: number, r2: number): number {
   let op = 0;
   if (r1 < 0) op |= EMPTY_BEGIN_TEXT | EMPTY_BEGIN_LINE;
   if (r1 === 0x0a) op |= EMPTY_BEGIN_LINE;
@@ -64,13 +65,13 @@ function emptyContext(r1: number, r2: number): number {
 }
 
 /** The code point at `pos` and its width in UTF-16 units; [-1, 0] at the end. */
-function runeAt(s: string, pos: number): [number, number] {
+export function runeAt(s: string, pos: number): [number, number] {
   if (pos >= s.length) return [-1, 0];
   const c = s.codePointAt(pos)!;
   return [c, c > 0xffff ? 2 : 1];
 }
 
-function runeBefore(s: string, pos: number): number {
+export function runeBefore(s: string, pos: number): number {
   if (pos <= 0) return -1;
   const lo = s.charCodeAt(pos - 1);
   if (lo >= 0xdc00 && lo <= 0xdfff && pos >= 2) {

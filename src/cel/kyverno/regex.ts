@@ -28,57 +28,24 @@ import { compileRegex } from "../std/strings.js";
 import { INT, STRING, listType, optionalType } from "../types.js";
 import { CelOptional, type CelValue } from "../values.js";
 
-// Opcodes and empty-width flags of @bufbuild/re2 (Inst.js, Utils.js).
-const ALT = 1;
-const ALT_MATCH = 2;
-const CAPTURE = 3;
-const EMPTY_WIDTH = 4;
-const MATCH = 6;
-const NOP = 7;
-const RUNE = 8;
-const RUNE1 = 9;
-const RUNE_ANY = 10;
-const RUNE_ANY_NOT_NL = 11;
-
-interface Inst {
-  readonly op: number;
-  readonly out: number;
-  readonly arg: number;
-  matchRune(r: number): boolean;
-}
-
-function progOf(re: RE2JS): { inst: readonly Inst[]; start: number } {
-  return (re as unknown as { re2Input: { prog: { inst: readonly Inst[]; start: number } } }).re2Input.prog;
-}
-
-const isWordRune = (r: number): boolean =>
-  (r >= 0x61 && r <= 0x7a) || (r >= 0x41 && r <= 0x5a) || (r >= 0x30 && r <= 0x39) || r === 0x5f;
-
-function emptyContext(r1: number, r2: number): number {
-  let op = 0;
-  if (r1 < 0) op |= 0x04 | 0x01;
-  if (r1 === 0x0a) op |= 0x01;
-  if (r2 < 0) op |= 0x08 | 0x02;
-  if (r2 === 0x0a) op |= 0x02;
-  op |= isWordRune(r1) !== isWordRune(r2) ? 0x10 : 0x20;
-  return op;
-}
-
-function runeAt(s: string, pos: number): [number, number] {
-  if (pos >= s.length) return [-1, 0];
-  const c = s.codePointAt(pos)!;
-  return [c, c > 0xffff ? 2 : 1];
-}
-
-function runeBefore(s: string, pos: number): number {
-  if (pos <= 0) return -1;
-  const lo = s.charCodeAt(pos - 1);
-  if (lo >= 0xdc00 && lo <= 0xdfff && pos >= 2) {
-    const hi = s.charCodeAt(pos - 2);
-    if (hi >= 0xd800 && hi <= 0xdbff) return s.codePointAt(pos - 2)!;
-  }
-  return lo;
-}
+// The RE2 program primitives (opcodes, program access, empty-width context, rune stepping) are
+// shared with the match-position machine of the Kubernetes regex library; this machine adds captures.
+import {
+  ALT,
+  ALT_MATCH,
+  CAPTURE,
+  EMPTY_WIDTH,
+  MATCH,
+  NOP,
+  RUNE,
+  RUNE1,
+  RUNE_ANY,
+  RUNE_ANY_NOT_NL,
+  emptyContext,
+  progOf,
+  runeAt,
+  runeBefore,
+} from "../k8s/go-regexp-match.js";
 
 interface Thread {
   readonly pc: number;
