@@ -6,6 +6,7 @@
  * `float64`, `string`, `bool`, nil). These helpers render plain JSON values the same way; an
  * integral JavaScript number stands for an int64, any other number for a float64.
  */
+import { goQuote } from "../diag/go-format.js";
 import { isJsonObject, type JsonValue } from "./json.js";
 
 /**
@@ -16,64 +17,8 @@ import { isJsonObject, type JsonValue } from "./json.js";
 export const CEL_NULL: unique symbol = Symbol("CEL null (structpb.NullValue)");
 export type GoValue = JsonValue | typeof CEL_NULL;
 
-const hex = (n: number, width: number): string => n.toString(16).padStart(width, "0");
-
-/** Printable ASCII without `"` and `\`, which strconv.Quote leaves as it is. */
-const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/** `strconv.Quote`: Go-escaped, double-quoted. */
-export function goQuote(s: string): string {
-  if (PLAIN_ASCII.test(s)) return `"${s}"`;
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) as number;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (cp >= 0xd800 && cp <= 0xdfff) {
-      // A lone surrogate cannot come from UTF-8 input; Go would see U+FFFD.
-      out += "\uFFFD";
-      continue;
-    }
-    if (cp < 0x20 || cp === 0x7f) {
-      out += `\\x${hex(cp, 2)}`;
-      continue;
-    }
-    // unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
-    if (ch !== " " && /[\p{C}\p{Z}]/u.test(ch)) {
-      out += cp < 0x10000 ? `\\u${hex(cp, 4)}` : `\\U${hex(cp, 8)}`;
-      continue;
-    }
-    out += ch;
-  }
-  return out + '"';
-}
+/** `strconv.Quote`: Go-escaped, double-quoted (one implementation for every error text). */
+export { goQuote };
 
 /** `strconv.FormatFloat(f, 'g', -1, 64)`, which `%v` uses for float64. */
 export function goFloat(f: number): string {

@@ -68,6 +68,9 @@ describe("Go value printing", () => {
     ["control char as \\x", "a\x01b", '"a\\x01b"'],
     ["printable unicode kept", "héllo ✓", '"héllo ✓"'],
     ["non-printable unicode escaped", "a\u00a0b", '"a\\u00a0b"'],
+    // Go's JSON decoder turns a lone surrogate into U+FFFD, which strconv.Quote prints as it is.
+    ["lone surrogate as U+FFFD", "a\ud800b", '"a\ufffdb"'],
+    ["astral and format characters", "\u{1F600}\u200b", '"\u{1F600}\\u200b"'],
   ];
   it.each(quotes)("goQuote: %s", (_n, input, want) => {
     expect(goQuote(input)).toBe(want);

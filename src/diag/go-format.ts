@@ -10,6 +10,8 @@
  */
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+/** Printable ASCII without `"` and `\`, which strconv.Quote leaves as it is. */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, "0");
@@ -17,6 +19,7 @@ function hex(n: number, width: number): string {
 
 /** Go `strconv.Quote`: double-quoted, Go escapes, printable Unicode kept as is. */
 export function goQuote(s: string): string {
+  if (PLAIN_ASCII.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
@@ -50,8 +53,9 @@ export function goQuote(s: string): string {
         continue;
     }
     if (cp >= 0xd800 && cp <= 0xdfff) {
-      // A lone surrogate cannot come from UTF-8; Go would print the replacement character.
-      out += "\\ufffd";
+      // A lone surrogate cannot come from UTF-8: Go's JSON decoder turns it into U+FFFD, which
+      // strconv.Quote prints as it is (unicode.IsPrint).
+      out += "\uFFFD";
     } else if (cp < 0x20 || cp === 0x7f) {
       out += "\\x" + hex(cp, 2);
     } else if (PRINTABLE.test(ch)) {
