@@ -19,7 +19,8 @@ import { APPLY_CONFIGURATION_TYPE, compileExpression, JSON_PATCH_LIST_TYPE, Lazy
 import { compileKyvernoVariables, ExceptionsValue, kyvernoEnv, type KyvernoProviders } from "../../cel/kyverno/index.js";
 import type { Program } from "../../cel/planner.js";
 import type { SchemaRegistry } from "../../kube/schema.js";
-import type { MutatingPolicy, PolicyException } from "../../policy/kyverno/index.js";
+import { defaultMutatingPolicy, type MutatingPolicy, type PolicyException } from "../../policy/kyverno/index.js";
+import { autogen, type AutogenConfigName } from "../../translate/kyverno/autogen.js";
 import { admissionRequestValue, type Defaulter } from "../dispatch.js";
 import { isJsonObject, type JsonObject } from "../json.js";
 import { matchPolicyConstraints } from "../match/match.js";
@@ -61,6 +62,8 @@ export interface KyvernoOutcome {
   readonly exception?: string;
   /** Non-empty auditAnnotations, evaluated on the final object (Kyverno reports them as result properties). */
   readonly properties?: Readonly<Record<string, string>>;
+  /** The pod-controller autogen variant that ran (`defaults`, `cronjobs`), when not the policy as written. */
+  readonly autogen?: AutogenConfigName;
 }
 
 export interface KyvernoRun {
@@ -271,6 +274,39 @@ function big(_k: string, v: unknown): unknown {
   return typeof v === "bigint" ? `${v}n` : v;
 }
 
+const variantCache = new WeakMap<MutatingPolicy, readonly { config: AutogenConfigName; policy: MutatingPolicy }[]>();
+
+/**
+ * The pod-controller autogen variants of a policy (kyverno.md §3.1; rewritten on the syntax tree,
+ * src/translate/kyverno/autogen.ts): same name, kind and metadata, the autogen'd spec. Kyverno's
+ * provider compiles the policy and one copy per config and evaluates all of them; a controller
+ * request matches only its copy. Cached per policy object.
+ */
+export function autogenVariants(policy: MutatingPolicy): readonly { config: AutogenConfigName; policy: MutatingPolicy }[] {
+  let v = variantCache.get(policy);
+  if (v === undefined) {
+    const r = autogen(policy);
+    v = (Object.keys(r.configs) as AutogenConfigName[]).map((config) => ({ config, policy: defaultMutatingPolicy({ ...policy, spec: r.configs[config]!.spec as MutatingPolicy["spec"] }) }));
+    variantCache.set(policy, v);
+  }
+  return v;
+}
+
+/**
+ * One policy with its autogen variants on one object: the outcome of the first of them (the
+ * policy as written, then `defaults`, then `cronjobs`) whose constraints match, else the policy's
+ * own `nomatch`. At most one of them matches a given kind.
+ */
+export function evaluateWithAutogen(policy: MutatingPolicy, request: AdmissionRequest, object: JsonObject | null, ctx: KyvernoContext): KyvernoOutcome {
+  const own = evaluateMutatingPolicy(policy, request, object, ctx);
+  if (own.result !== "nomatch") return own;
+  for (const v of autogenVariants(policy)) {
+    const o = evaluateMutatingPolicy(v.policy, request, object, ctx);
+    if (o.result !== "nomatch") return { ...o, autogen: v.config };
+  }
+  return own;
+}
+
 /**
  * Policies in order on one request, each seeing the previous one's output (the CLI's load order;
  * in-cluster order across policies is unspecified). Errors of Fail policies deny; Ignore ones are
@@ -283,7 +319,7 @@ export function evaluateMutatingPolicies(request: AdmissionRequest, policies: re
   const ignoredErrors: string[] = [];
   for (const p of policies) {
     if (ctx.includeNonAdmission !== true && !runsAtAdmission(p)) continue;
-    const o = evaluateMutatingPolicy(p, { ...request, object }, object, ctx);
+    const o = evaluateWithAutogen(p, { ...request, object }, object, ctx);
     outcomes.push(o);
     if (o.result === "error") {
       const msg = `Policy ${policyLabel(p)}: failed to evaluate policy: ${o.message ?? ""}`;

@@ -14,7 +14,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readdirSync, statSync } from "node:fs";
-import { evaluateMutatingPolicy, runsAtAdmission, targetsFromExpression, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
+import { evaluateMutatingPolicy, evaluateWithAutogen, runsAtAdmission, targetsFromExpression, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
 import { newAdmissionRequest, type JsonObject, type Operation } from "../../admission/index.js";
 import { OfflineImageDataProvider, OfflineResourceProvider, OfflineHttpProvider, OfflineGlobalContextProvider, kyvernoCliHttpMock, type KyvernoProviders } from "../../cel/kyverno/index.js";
 import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
@@ -345,7 +345,7 @@ function runResource(l: Loaded, object: JsonObject, op: Operation): ResourceRun 
   let obj: JsonObject | null = op === "DELETE" ? null : current;
   for (const p of l.mpols) {
     if (!runsAtAdmission(p)) continue;
-    const o = evaluateMutatingPolicy(p, { ...built.request, object: obj }, obj, l.ctx);
+    const o = evaluateWithAutogen(p, { ...built.request, object: obj }, obj, l.ctx);
     mpols.set(p.metadata.name, o);
     if (o.result === "pass") obj = o.object;
   }
