@@ -172,7 +172,7 @@ class CompiledProgram implements Program {
     private readonly planTracked: () => { root: Ev; size: number },
     private readonly source: string | undefined,
   ) {
-    this.template = new Array(size).fill(UNRESOLVED);
+    this.template = unresolvedFrame(size);
   }
 
   eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue {
@@ -198,7 +198,7 @@ class CompiledProgram implements Program {
     if (t === undefined) {
       // The tracking variant is planned on first use: programs never evaluated with cost pay nothing.
       const p = this.planTracked();
-      t = { root: p.root, template: new Array(p.size).fill(UNRESOLVED) };
+      t = { root: p.root, template: unresolvedFrame(p.size) };
       this.tracked = t;
     }
     const f = t.template.slice();
@@ -223,6 +223,13 @@ class CompiledProgram implements Program {
       COST.limit = savedLimit;
     }
   }
+}
+
+/** A frame of `size` slots, every one unresolved (a packed array). */
+function unresolvedFrame(size: number): Frame {
+  const t: Frame = [];
+  for (let i = 0; i < size; i++) t.push(UNRESOLVED);
+  return t;
 }
 
 /** Marks a variable slot resolved to "not bound" in this evaluation. */
@@ -276,9 +283,18 @@ interface NameCandidate {
 }
 
 /** Per-environment planning data, shared by every program planned against the environment. */
+/** The overloads a call site may dispatch to, with their dispatch candidates once needed. */
+interface OverloadEntry {
+  readonly overloads: readonly OverloadDecl[];
+  candidates: Candidate[] | undefined;
+  /** Restrictions to the checker's overload ids, by the id list. */
+  byIds: WeakMap<readonly string[], OverloadEntry> | undefined;
+}
+const NO_OVERLOADS: OverloadEntry = { overloads: [], candidates: undefined, byIds: undefined };
+
 interface EnvCache {
-  readonly candidates: Map<string, Candidate[]>;
-  readonly overloads: Map<string, OverloadDecl[]>;
+  /** By declaration, then by `arity * 2 + (receiver style ? 1 : 0)`. */
+  readonly overloads: Map<FunctionDecl, (OverloadEntry | undefined)[]>;
   readonly userOverloads: Map<string, boolean>;
   readonly staticIdents: Map<string, { value: CelValue } | null>;
 }
@@ -286,7 +302,7 @@ const ENV_CACHES = new WeakMap<Env, EnvCache>();
 function envCache(env: Env): EnvCache {
   let c = ENV_CACHES.get(env);
   if (c === undefined) {
-    c = { candidates: new Map(), overloads: new Map(), userOverloads: new Map(), staticIdents: new Map() };
+    c = { overloads: new Map(), userOverloads: new Map(), staticIdents: new Map() };
     ENV_CACHES.set(env, c);
   }
   return c;
@@ -821,9 +837,10 @@ class Planner {
     const fields = [field];
     let base: Expr = e.operand;
     while (base.kind === "select" && !base.testOnly && !this.resolvedByName(base)) {
-      fields.unshift(base.field);
+      fields.push(base.field);
       base = base.operand;
     }
+    if (fields.length > 1) fields.reverse();
     const op = this.expr(base);
     if (fields.length === 1) {
       return (f) => {
@@ -886,6 +903,7 @@ class Planner {
         return out;
       };
     }
+    if (n === 0) return emptyList;
     if (elements.every((x) => x.kind === "const")) {
       const v = Object.freeze(els.map((ev) => ev([])));
       return () => v;
@@ -1821,6 +1839,7 @@ class Planner {
   }
 
   private lookupFunction(name: string): FunctionDecl | undefined {
+    if (this.env.container === "" && name.charCodeAt(0) !== 46) return this.env.functions.get(name);
     for (const c of this.candidateNames(name)) {
       const d = this.env.functions.get(c);
       if (d !== undefined) return d;
@@ -1832,7 +1851,10 @@ class Planner {
     let decl: FunctionDecl | undefined;
     let member = e.target !== undefined;
     let argExprs: readonly Expr[] = e.args;
-    const ns = this.namespacedFunction(e);
+    const ids = this.refs?.get(e.id)?.overloadIds;
+    // A checked call that kept its target is a receiver call: the checker has
+    // already turned a namespaced function call `a.b.f(x)` into `a.b.f(x)` without target.
+    const ns = member && ids === undefined ? this.namespacedFunction(e) : undefined;
     if (ns !== undefined) {
       decl = ns;
       member = false;
@@ -1849,21 +1871,12 @@ class Planner {
       return p.ev;
     });
     const arity = args.length;
-    const ids = this.refs?.get(e.id)?.overloadIds;
     // With concrete argument types the checker's resolution is final; with dyn
     // arguments any overload may apply at run time (cel-go dispatches over all,
     // e.g. `dyn(1) < 2u` without cross-type comparisons declared).
     const concrete = ids !== undefined && this.argsConcrete(argExprs);
-    const key = `${name}/${member ? "m" : "g"}/${arity}${concrete ? `/${ids.join(",")}` : ""}`;
-    let overloads = this.cache.overloads.get(key);
-    if (overloads === undefined) {
-      overloads = (decl?.overloads ?? []).filter((o) => o.member === member && o.params.length === arity && o.impl !== undefined);
-      if (concrete) {
-        const restricted = overloads.filter((o) => ids.includes(o.id));
-        if (restricted.length > 0) overloads = restricted;
-      }
-      this.cache.overloads.set(key, overloads);
-    }
+    const entry = this.overloadsOf(decl, member, arity, concrete ? ids : undefined);
+    let overloads = entry.overloads;
     if (overloads.length === 0) {
       return (f) => {
         const vals = args.map((a) => a(f));
@@ -1913,12 +1926,44 @@ class Planner {
       const direct = concrete || o.params.every(isOpenType);
       if (direct) return callDirect(o.impl!, args);
     }
-    let cands = this.cache.candidates.get(key);
-    if (cands === undefined) {
-      cands = candidatesOf(overloads);
-      this.cache.candidates.set(key, cands);
-    }
+    const cands = (entry.candidates ??= candidatesOf(overloads));
     return callDispatch(name, cands, args);
+  }
+
+  /**
+   * The overloads of `decl` a call may dispatch to (with an implementation, of
+   * its receiver style and arity; restricted to the checker's `ids` when given
+   * and any of them qualifies), memoized per environment: by declaration, then
+   * by the identity of the checker's overload id list (which its resolution
+   * cache shares between the calls it resolves alike).
+   */
+  private overloadsOf(decl: FunctionDecl | undefined, member: boolean, arity: number, ids: readonly string[] | undefined): OverloadEntry {
+    if (decl === undefined) return NO_OVERLOADS;
+    let byShape = this.cache.overloads.get(decl);
+    if (byShape === undefined) {
+      byShape = [];
+      this.cache.overloads.set(decl, byShape);
+    }
+    const slot = arity * 2 + (member ? 1 : 0);
+    let all = byShape[slot];
+    if (all === undefined) {
+      while (byShape.length < slot) byShape.push(undefined);
+      all = {
+        overloads: decl.overloads.filter((o) => o.member === member && o.params.length === arity && o.impl !== undefined),
+        candidates: undefined,
+        byIds: undefined,
+      };
+      byShape[slot] = all;
+    }
+    if (ids === undefined) return all;
+    const byIds = (all.byIds ??= new WeakMap());
+    let r = byIds.get(ids);
+    if (r === undefined) {
+      const restricted = all.overloads.filter((o) => ids.includes(o.id));
+      r = restricted.length > 0 ? { overloads: restricted, candidates: undefined, byIds: undefined } : all;
+      byIds.set(ids, r);
+    }
+    return r;
   }
 
   /**
@@ -2211,6 +2256,10 @@ function containsOpen(t: CelTypeT): boolean {
 function rangeError(r: CelValue, _two: boolean): CelEvalError {
   return new CelEvalError(`unsupported comprehension range type: ${typeOf(r).name}`);
 }
+
+/** `[]`: one frozen empty list. */
+const EMPTY_LIST: readonly CelValue[] = Object.freeze([]);
+const emptyList: Ev = () => EMPTY_LIST;
 
 function uintOf(v: bigint): CelValue {
   return new CelUint(v);
