@@ -29,6 +29,7 @@ import { applyJsonPatch } from "../patch/json-patch.js";
 import type { AdmissionRequest } from "../request.js";
 import { applyConfiguration } from "../ssa/apply.js";
 import { pruneUnknownFields } from "../typed-decode.js";
+import type { WebhookStage } from "../webhook-stage.js";
 
 export interface KyvernoContext {
   readonly catalog: ResourceCatalog;
@@ -353,4 +354,152 @@ export function targetsFromExpression(policy: MutatingPolicy, request: Admission
   if (!isJsonObject(json)) return [];
   if (Array.isArray(json.items)) return json.items.filter((x): x is JsonObject => isJsonObject(x));
   return Object.keys(json).length === 0 ? [] : [json];
+}
+
+// ---------------------------------------------------------------------------
+// mutateExisting
+
+/** The policy as it runs on targets: targetMatchConstraints (operations wildcarded) or matchConstraints; targetMatchConditions. */
+export function targetPhasePolicy(p: MutatingPolicy): MutatingPolicy {
+  const tmc = p.spec.targetMatchConstraints;
+  return {
+    ...p,
+    spec: {
+      ...p.spec,
+      matchConstraints:
+        tmc !== undefined
+          ? { namespaceSelector: {}, objectSelector: {}, matchPolicy: "Equivalent", ...tmc, resourceRules: (tmc.resourceRules ?? []).map((r) => ({ ...r, operations: ["*"] })) }
+          : p.spec.matchConstraints,
+      matchConditions: p.spec.targetMatchConditions ?? (tmc !== undefined ? [] : p.spec.matchConditions),
+    },
+  };
+}
+
+export interface MutateExistingTarget {
+  readonly target: JsonObject;
+  readonly outcome: KyvernoOutcome;
+}
+
+export type MutateExistingResult =
+  | { readonly fired: false; readonly reason: string }
+  | { readonly fired: true; readonly targets: readonly MutateExistingTarget[]; readonly errors: readonly string[] };
+
+/**
+ * mutateExisting for one trigger (kyverno.md §4): whether the trigger fires the policy (its
+ * constraints, exceptions and matchConditions on the trigger request), then the target phase on
+ * each candidate — the candidates named by `targetMatchConstraints.expression` (object = the
+ * trigger) when there is one, else those the target constraints select — with `object` = the
+ * target and an UPDATE request for it built by `targetRequest`. Targets the policy does not
+ * select are left out.
+ */
+export function mutateExisting(
+  policy: MutatingPolicy,
+  trigger: { readonly request: AdmissionRequest; readonly object: JsonObject | null },
+  candidates: readonly JsonObject[],
+  ctx: KyvernoContext,
+  targetRequest: (target: JsonObject) => AdmissionRequest | undefined,
+): MutateExistingResult {
+  const fired = evaluateMutatingPolicy({ ...policy, spec: { ...policy.spec, mutations: [] } }, trigger.request, trigger.object, ctx);
+  if (fired.result !== "pass") return { fired: false, reason: `${fired.result}${fired.message !== undefined ? `: ${fired.message}` : ""}` };
+  let pool = candidates;
+  const errors: string[] = [];
+  const triggerObject = trigger.object ?? trigger.request.oldObject; // DELETE: the deleted object
+  if (triggerObject !== null) {
+    const named = targetsFromExpression(policy, trigger.request, triggerObject, ctx);
+    if (named !== undefined) {
+      if ("error" in named) return { fired: true, targets: [], errors: [`targetMatchConstraints.expression: ${named.error}`] };
+      const key = (o: JsonObject): string => {
+        const md = isJsonObject(o.metadata) ? o.metadata : {};
+        return `${String(o.kind)}/${String(md.namespace ?? "")}/${String(md.name ?? "")}`;
+      };
+      const keys = new Set(named.map(key));
+      pool = pool.filter((o) => keys.has(key(o)));
+    }
+  }
+  const tp = targetPhasePolicy(policy);
+  const targets: MutateExistingTarget[] = [];
+  for (const target of pool) {
+    const req = targetRequest(target);
+    if (req === undefined) continue;
+    const o = evaluateMutatingPolicy(tp, req, target, ctx);
+    if (o.result === "nomatch") continue;
+    if (o.result === "error") errors.push(`Policy ${policyLabel(policy)}: target ${String(target.kind)} ${key2(target)}: ${o.message ?? ""}`);
+    targets.push({ target, outcome: o });
+  }
+  return { fired: true, targets, errors };
+}
+
+function key2(o: JsonObject): string {
+  const md = isJsonObject(o.metadata) ? o.metadata : {};
+  return `${md.namespace !== undefined && md.namespace !== "" ? `${String(md.namespace)}/` : ""}${String(md.name ?? "")}`;
+}
+
+// ---------------------------------------------------------------------------
+// Kyverno as a webhook stage of the admission pipeline
+
+export interface KyvernoStageOptions {
+  /**
+   * The webhook's reinvocationPolicy. Kyverno v1.19 registers its webhooks without one, so Never
+   * (kyverno.md §1.7; #17282, PR #17324 would honour the policies' spec.reinvocationPolicy).
+   */
+  readonly reinvocationPolicy?: "Never" | "IfNeeded";
+  /** The webhook's name in messages (default `mpol.validate.kyverno.svc-fail`, Kyverno's). */
+  readonly webhookName?: string;
+}
+
+function describeOutcome(o: KyvernoOutcome): string {
+  const who = `policy ${o.namespace !== undefined ? `${o.namespace}/` : ""}${o.policy}${o.autogen !== undefined ? ` (autogen ${o.autogen})` : ""}`;
+  switch (o.result) {
+    case "nomatch":
+      return `${who}: does not match${o.message !== undefined ? ` — ${o.message}` : ""}`;
+    case "skip":
+      return `${who}: skip — ${o.message ?? ""}`;
+    case "error":
+      return `${who}: error — ${o.message ?? ""}`;
+    default:
+      return `${who}: pass — ${o.changed ? "mutated" : "no change"}${o.properties !== undefined ? `; properties ${JSON.stringify(o.properties)}` : ""}`;
+  }
+}
+
+/**
+ * Kyverno's mutating webhook as a stage after the MAP plugin (src/admission/webhook-stage.ts):
+ * the admission-time MutatingPolicies and NamespacedMutatingPolicies (with their autogen
+ * variants), in the given order, each seeing the previous one's output; errors of Fail policies
+ * deny the request (`admission webhook "<name>" denied the request: …`), Ignore ones are
+ * reported. The trace says what each policy did and how the object changed.
+ */
+export function kyvernoWebhookStage(policies: readonly MutatingPolicy[], ctx: KyvernoContext, options: KyvernoStageOptions = {}): WebhookStage {
+  const name = options.webhookName ?? "mpol.validate.kyverno.svc-fail";
+  const ifNeeded = options.reinvocationPolicy === "IfNeeded";
+  let lastOutput: string | undefined;
+  let previouslyInvoked = false;
+  let reinvoke = false;
+  const admission = policies.filter(runsAtAdmission);
+  return {
+    name: "kyverno",
+    run({ pass, request, object }) {
+      const snapshot = JSON.stringify(object, big);
+      if (pass === 2) {
+        if (lastOutput !== undefined && snapshot !== lastOutput && previouslyInvoked) reinvoke = true;
+        if (!ifNeeded || !reinvoke) {
+          lastOutput = snapshot;
+          const skipped = !ifNeeded
+            ? "not reinvoked: reinvocationPolicy Never (Kyverno v1.19 registers its webhooks without one; #17282)"
+            : "not reinvoked: the object did not change since Kyverno ran";
+          return { object, changed: false, trace: { name: "kyverno", skipped, changed: false, lines: [] } };
+        }
+      }
+      const run = evaluateMutatingPolicies({ ...request, object }, admission, ctx);
+      const lines = run.outcomes.filter((o) => o.result !== "nomatch" || admission.length <= 20).map(describeOutcome);
+      if (admission.length === 0) lines.push("no admission-time MutatingPolicy");
+      const after = run.allowed ? run.object : object;
+      const changed = run.allowed && JSON.stringify(after, big) !== snapshot;
+      if (ifNeeded) previouslyInvoked = true;
+      lastOutput = JSON.stringify(after, big);
+      const data = run.outcomes.map(({ object: _o, ...rest }) => rest);
+      const trace = { name: "kyverno", changed, lines, data };
+      if (!run.allowed) return { object, changed: false, denied: `admission webhook ${JSON.stringify(name)} denied the request: ${run.errors.join("; ")}`, ignoredErrors: run.ignoredErrors, trace };
+      return { object: after, changed, ignoredErrors: run.ignoredErrors, trace };
+    },
+  };
 }

@@ -14,7 +14,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readdirSync, statSync } from "node:fs";
-import { evaluateMutatingPolicy, evaluateWithAutogen, runsAtAdmission, targetsFromExpression, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
+import { evaluateWithAutogen, mutateExisting, runsAtAdmission, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
 import { newAdmissionRequest, type JsonObject, type Operation } from "../../admission/index.js";
 import { OfflineImageDataProvider, OfflineResourceProvider, OfflineHttpProvider, OfflineGlobalContextProvider, kyvernoCliHttpMock, type KyvernoProviders } from "../../cel/kyverno/index.js";
 import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
@@ -352,42 +352,19 @@ function runResource(l: Loaded, object: JsonObject, op: Operation): ResourceRun 
   return { maps, mpols };
 }
 
-/** mutateExisting: for each trigger the policy matches at admission, its targets mutated. */
+/** mutateExisting: for each trigger the policy matches at admission, its targets mutated (src/admission/kyverno `mutateExisting`). */
 function runMutateExisting(l: Loaded, p: MutatingPolicy, op: Operation): Map<string, KyvernoOutcome> {
   const out = new Map<string, KyvernoOutcome>();
-  const tmc = p.spec.targetMatchConstraints;
-  const targetPolicy: MutatingPolicy = {
-    ...p,
-    spec: {
-      ...p.spec,
-      // Targets: targetMatchConstraints with operations wildcarded, else matchConstraints; targetMatchConditions replace matchConditions.
-      matchConstraints: tmc !== undefined
-        ? { namespaceSelector: {}, objectSelector: {}, matchPolicy: "Equivalent", ...tmc, resourceRules: (tmc.resourceRules ?? []).map((r) => ({ ...r, operations: ["*"] })) }
-        : p.spec.matchConstraints,
-      matchConditions: p.spec.targetMatchConditions ?? (tmc !== undefined ? [] : p.spec.matchConditions),
-    },
-  };
+  const candidates = l.targets.length > 0 ? l.targets : l.resources;
   for (const trigger of l.resources) {
     const tr = requestFor(l, trigger, op);
     if (!tr.ok) continue;
-    const fired = evaluateMutatingPolicy({ ...p, spec: { ...p.spec, mutations: [] } }, tr.request, op === "DELETE" ? null : trigger, l.ctx);
-    if (fired.result !== "pass") continue;
-    let candidates = l.targets.length > 0 ? l.targets : l.resources;
-    const named = targetsFromExpression(p, tr.request, trigger, l.ctx);
-    if (named !== undefined) {
-      if ("error" in named) continue;
-      // The expression names the targets; the constraints' rules (if any) still apply.
-      const key = (o: JsonObject): string => `${String(o.kind)}/${meta(o, "namespace")}/${meta(o, "name")}`;
-      const keys = new Set(named.map(key));
-      candidates = candidates.filter((o) => keys.has(key(o)));
-    }
-    for (const target of candidates) {
+    const r = mutateExisting(p, { request: tr.request, object: op === "DELETE" ? null : trigger }, candidates, l.ctx, (target) => {
       const req = requestFor(l, target, "UPDATE");
-      if (!req.ok) continue;
-      const o = evaluateMutatingPolicy(targetPolicy, req.request, target, l.ctx);
-      if (o.result === "nomatch") continue;
-      out.set(`${String(target.kind)}/${meta(target, "namespace")}/${meta(target, "name")}`, o);
-    }
+      return req.ok ? req.request : undefined;
+    });
+    if (!r.fired) continue;
+    for (const t of r.targets) out.set(`${String(t.target.kind)}/${meta(t.target, "namespace")}/${meta(t.target, "name")}`, t.outcome);
   }
   return out;
 }
