@@ -15,6 +15,7 @@ export interface PatchOperation {
 
 /** `~` → `~0`, `/` → `~1`. */
 export function escapePointerToken(t: string): string {
+  if (t.indexOf("~") < 0 && t.indexOf("/") < 0) return t;
   return t.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
@@ -25,7 +26,9 @@ export function jsonDiff(from: JsonValue, to: JsonValue): PatchOperation[] {
 }
 
 function diffInto(a: JsonValue, b: JsonValue, path: string, out: PatchOperation[]): void {
-  if (deepEqual(a, b)) return;
+  // Identity first: the pipeline shares unchanged subtrees between versions of an object, and a
+  // deepEqual at every level would make the walk quadratic in the depth.
+  if (a === b) return;
   if (isJsonObject(a) && isJsonObject(b)) {
     for (const k of Object.keys(a)) if (!hasKey(b, k)) out.push({ op: "remove", path: `${path}/${escapePointerToken(k)}` });
     for (const k of Object.keys(b)) {
@@ -39,5 +42,6 @@ function diffInto(a: JsonValue, b: JsonValue, path: string, out: PatchOperation[
     for (let i = 0; i < a.length; i++) diffInto(a[i] as JsonValue, b[i] as JsonValue, `${path}/${i}`, out);
     return;
   }
+  if (deepEqual(a, b)) return;
   out.push({ op: "replace", path, value: b });
 }

@@ -37,6 +37,7 @@ import { ObjectValue, applyConfigurationJson, typeNameMismatches } from "../cel/
 import type { SchemaNode, SchemaRegistry } from "../kube/schema.js";
 import { compilePolicy, type CompiledExpression, type CompiledPolicy } from "./compile.js";
 import { jsonDiff } from "./diff.js";
+import { RequestMemo } from "./memo.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "./json.js";
 import { gvkDisplay, type AdmissionRequest, type GroupVersionKind, type GroupVersionResource } from "./request.js";
 import { gvrDisplay, groupVersionString, type ResourceCatalog } from "./match/catalog.js";
@@ -86,6 +87,8 @@ export interface DispatchInput<P extends DispatchPolicy, B extends BindingLike> 
   readonly defaulter?: Defaulter;
   readonly reinvocation: ReinvocationState;
   readonly pass: 1 | 2;
+  /** Shared by the passes of one request; a fresh one when absent. */
+  readonly memo?: RequestMemo;
 }
 
 export interface DispatchResult<P extends PolicyLike, B extends BindingLike> {
@@ -176,6 +179,7 @@ interface Bindings {
   readonly authz: Record<string, CelValue>;
   /** How CEL sees `object`/`oldObject` (the typed view of built-ins; identity for custom resources). */
   readonly view: (o: JsonObject | null) => JsonObject | null;
+  readonly memo: RequestMemo;
 }
 
 /**
@@ -184,26 +188,33 @@ interface Bindings {
  * `metadata` with `creationTimestamp: null` when unset (it is set after admission on CREATE), and
  * `spec`/`status` (`{}` when empty). Custom resources are unstructured and seen as they are.
  */
-function celView(schemas: SchemaRegistry, catalog: ResourceCatalog): (o: JsonObject | null) => JsonObject | null {
+function celView(schemas: SchemaRegistry, catalog: ResourceCatalog, memo: RequestMemo): (o: JsonObject | null) => JsonObject | null {
   return (o) => {
     if (o === null) return null;
+    const hit = memo.views.get(o);
+    if (hit !== undefined) return hit;
     const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
     const kind = typeof o.kind === "string" ? o.kind : "";
-    if (catalog.resourceForKind({ ...parseGV(apiVersion), kind })?.builtin !== true) return o;
-    const schema = schemas.forKind(apiVersion, kind);
-    return schema === undefined ? o : withShell(o, goStructShell(o, schema));
+    let view = o;
+    if (catalog.resourceForKind({ ...parseGV(apiVersion), kind })?.builtin === true) {
+      const schema = schemas.forKind(apiVersion, kind);
+      if (schema !== undefined) view = withShell(o, goStructShell(o, schema));
+    }
+    memo.views.set(o, view);
+    return view;
   };
 }
 
 function newVariables(compiled: CompiledPolicy, b: Bindings): CostedVariables {
+  const cache = b.memo.cel;
   const values: Record<string, CelValue> = {
-    object: fromJson(b.view(b.object)),
-    oldObject: fromJson(b.view(b.oldObject)),
-    request: fromJson(b.request),
-    namespaceObject: fromJson(b.namespaceObject),
+    object: fromJson(b.view(b.object), cache),
+    oldObject: fromJson(b.view(b.oldObject), cache),
+    request: fromJson(b.request, cache),
+    namespaceObject: fromJson(b.namespaceObject, cache),
     ...b.authz,
   };
-  if (compiled.hasParams) values.params = fromJson(b.params);
+  if (compiled.hasParams) values.params = fromJson(b.params, cache);
   return new CostedVariables(compiled.variables, (name) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined));
 }
 
@@ -253,12 +264,12 @@ function patchOne(
       }
       throw e;
     }
-    const applied = applyConfiguration(object, patch, schema, schemas);
+    const applied = applyConfiguration(object, patch, schema, schemas, { validLive: b.memo.validLive });
     if (!applied.ok) {
       if (applied.error.kind === "no-schema") return { ok: "abort", status: { code: 503, reason: "ServiceUnavailable", message: applied.error.message }, cost: r.cost };
       return { ok: false, error: applied.error.message, cost: r.cost };
     }
-    return { ok: true, object: typed ? normalizeTyped(applied.object, schema, schemas) : applied.object, cost: r.cost };
+    return { ok: true, object: typed ? normalizeTyped(applied.object, schema, schemas, b.memo.normalized) : applied.object, cost: r.cost };
   }
   let ops;
   try {
@@ -278,9 +289,9 @@ function patchOne(
     return { ok: "abort", status: { code: 500, reason: "InternalError", message: "Internal error occurred: json: cannot unmarshal into an object" }, cost: r.cost };
   }
   if (typed) {
-    const decoded = strictTypedDecode(doc, schema, schemas, kind);
+    const decoded = strictTypedDecode(doc, schema, schemas, kind, b.memo.decoded);
     if (!decoded.ok) return { ok: "abort", status: { code: 500, reason: "InternalError", message: `Internal error occurred: ${decoded.message}` }, cost: r.cost };
-    return { ok: true, object: normalizeTyped(withoutEmptyShell(decoded.object, added), schema, schemas), cost: r.cost };
+    return { ok: true, object: normalizeTyped(withoutEmptyShell(decoded.object, added), schema, schemas, b.memo.normalized), cost: r.cost };
   }
   return { ok: true, object: pruneUnknownFields(doc, schema, schemas), cost: r.cost };
 }
@@ -331,7 +342,15 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     name: request.name,
   };
   const authz = authorizerBindings(request.userInfo, input.authorizer, requestResource);
-  const view = celView(schemas, input.catalog);
+  const memo = input.memo ?? new RequestMemo();
+  const view = celView(schemas, input.catalog, memo);
+  const requestValues = new Map<string, JsonObject>();
+  const requestValue = (resource: GroupVersionResource, kind: GroupVersionKind): JsonObject => {
+    const k = `${resource.group}/${resource.version}/${resource.resource}|${kind.group}/${kind.version}/${kind.kind}`;
+    let v = requestValues.get(k);
+    if (v === undefined) requestValues.set(k, (v = admissionRequestValue(request, resource, kind)));
+    return v;
+  };
 
   for (const inv of input.invocations) {
     const compiled = compilePolicy(inv.policy);
@@ -357,10 +376,11 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
         object,
         oldObject: request.oldObject,
         params: inv.param,
-        request: admissionRequestValue(request, request.resource, inv.matchedKind),
+        request: requestValue(request.resource, inv.matchedKind),
         namespaceObject: null,
         authz,
         view,
+        memo,
       });
       let remaining = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
       const errs: string[] = [];
@@ -416,10 +436,11 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       object,
       oldObject: request.oldObject,
       params: inv.param,
-      request: admissionRequestValue(request, inv.matchedResource, inv.matchedKind),
+      request: requestValue(inv.matchedResource, inv.matchedKind),
       namespaceObject: input.namespaceObject,
       authz,
       view,
+      memo,
     };
     for (let i = 0; i < compiled.mutations.length; i++) {
       const patchType = compiled.mutations[i]!.patchType;

@@ -21,10 +21,17 @@
  *
  * Reinvocation: when pass 1 asked for it (any successful mutation does, see reinvocation.ts) and
  * pass 1 admitted the request, pass 2 runs the whole selection again on the mutated object, but
- * only invocations in the reinvoke set run their mutations. There is never a third pass. No other
- * admission plugins are modelled, so nothing else changes the object between passes.
+ * only invocations in the reinvoke set run their mutations. There is never a third pass.
+ *
+ * Webhook stages (`ctx.webhooks`, webhook-stage.ts) model the MutatingAdmissionWebhook plugin,
+ * which kube-apiserver runs right after the MAP plugin: in each pass, once MAP admitted the
+ * request, each stage runs in order on the object; a denial is final; a stage that changed the
+ * object requests the second pass, in which MAP reinvokes its IfNeeded invocations (the object
+ * differs from MAP's last output) and each stage decides by its own reinvocation policy.
  *
  * MAP emits no warnings and no audit annotations: `warnings` is always empty (kept for the API).
+ * Objects are never modified in place: the result shares the subtrees no mutation touched with the
+ * request's object, so treat both as immutable (copy before modifying either).
  * Numbers: objects are plain JSON in which an integer may be a `bigint` (exact int64, e.g. from
  * `loadPaths(..., {numbers: "cel"})`); results keep whatever the inputs and CEL produced, so
  * serialise them with a bigint-aware writer.
@@ -34,12 +41,14 @@ import { cachingAuthorizer, OFFLINE_AUTHORIZER, type Authorizer } from "../cel/k
 import { SchemaRegistry } from "../kube/schema.js";
 import { dispatchPass, type Defaulter, type DispatchPolicy, type PolicyError, type StatusError } from "./dispatch.js";
 import { jsonDiff, type PatchOperation } from "./diff.js";
-import { deepClone, type JsonObject } from "./json.js";
+import type { JsonObject } from "./json.js";
+import { RequestMemo } from "./memo.js";
 import { ResourceCatalog } from "./match/catalog.js";
 import { buildHooks, formatPolicyError, selectInvocations, type BindingLike, type ParamSource } from "./params.js";
 import { ReinvocationState } from "./reinvocation.js";
 import { mapExemption, type AdmissionRequest } from "./request.js";
 import type { PassTrace, Trace } from "./trace.js";
+import type { WebhookStage } from "./webhook-stage.js";
 
 export interface EvaluateOptions {
   /** Run the second pass when reinvocation is requested (a real apiserver does). Default true. */
@@ -67,12 +76,15 @@ export interface EvaluateContext<P extends DispatchPolicy = DispatchPolicy, B ex
   /** Answers `authorizer` checks; default denies everything (offline). Wrapped in a per-request cache. */
   readonly authorizer?: Authorizer;
   readonly options?: EvaluateOptions;
+  /** Mutating webhooks run after the MAP plugin in each pass (webhook-stage.ts). */
+  readonly webhooks?: readonly WebhookStage[];
 }
 
 /** The apiserver's answer when MAP denies or aborts the request (a metav1.Status). */
 export interface AdmissionStatus {
-  readonly code: 403 | 404 | 500 | 503;
-  readonly reason: "Forbidden" | "Invalid" | "NotFound" | "InternalError" | "ServiceUnavailable";
+  /** 400 with reason "" (unknown): a webhook denied the request (apiserver `webhookerrors.ToStatusErr`). */
+  readonly code: 400 | 403 | 404 | 500 | 503;
+  readonly reason: "Forbidden" | "Invalid" | "NotFound" | "InternalError" | "ServiceUnavailable" | "";
   readonly message: string;
   /** 403 only: one message per remaining policy error. */
   readonly causes?: readonly { readonly message: string }[];
@@ -145,7 +157,10 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
   for (const d of hookSet.dropped) notes.push(`policy '${d.policy.metadata.name}' is not used: ${d.message}`);
 
   const reinvocation = new ReinvocationState();
-  let object = input === null ? null : deepClone(input);
+  const memo = new RequestMemo();
+  // Not copied: nothing in the pipeline modifies a value in place, so the result shares every
+  // subtree no mutation touched with the request's object.
+  let object = input;
   let reinvoked = false;
   const finish = (allowed: boolean, status?: AdmissionStatus): EvaluateResult => ({
     allowed,
@@ -204,6 +219,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
           ...(ctx.options?.defaulter !== undefined ? { defaulter: ctx.options.defaulter } : {}),
           reinvocation,
           pass,
+          memo,
         });
       } catch (e) {
         // A defect in celmap (never a policy outcome): reported as the apiserver reports panics.
@@ -232,8 +248,23 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
       if (ignored) ignoredErrors.push(message);
       else kept.push(e);
     }
-    passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested, errors: passErrors });
-    if (kept.length > 0) return finish(false, denial(request, kept));
+    if (kept.length > 0) {
+      passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested, errors: passErrors });
+      return finish(false, denial(request, kept));
+    }
+    const webhooks: NonNullable<PassTrace["webhooks"]>[number][] = [];
+    for (const stage of ctx.webhooks ?? []) {
+      const r = stage.run({ pass, request: { ...request, object }, object });
+      webhooks.push(r.trace);
+      ignoredErrors.push(...(r.ignoredErrors ?? []));
+      if (r.denied !== undefined) {
+        passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested, errors: passErrors, webhooks });
+        return finish(false, { code: 400, reason: "", message: r.denied });
+      }
+      object = r.object;
+      if (r.changed) requested = true;
+    }
+    passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested, errors: passErrors, ...(webhooks.length > 0 ? { webhooks } : {}) });
     if (!requested) break;
   }
   return finish(true);

@@ -14,7 +14,7 @@
  *   reinvocation requested. This end-of-pass rule is why a single IfNeeded policy runs twice
  *   (map-oracle-findings §10).
  */
-import { deepClone, deepEqual, type JsonObject } from "./json.js";
+import { deepEqual, type JsonObject } from "./json.js";
 
 /** The reinvocation key of an invocation. */
 export function invocationKey(policy: string, binding: string, param: JsonObject | null): string {
@@ -41,7 +41,8 @@ export class ReinvocationState {
   }
 
   setLastOutput(object: JsonObject | null): void {
-    this.lastOutput = object === null ? null : deepClone(object);
+    // No copy: the pipeline never modifies an object in place (json.ts).
+    this.lastOutput = object;
   }
 
   addPreviouslyInvoked(key: string): void {

@@ -26,6 +26,8 @@ class TypeError_ extends Error {}
 interface Ctx {
   readonly registry: SchemaRegistry;
   readonly unknown: string[];
+  /** Values known to decode cleanly (no error, nothing dropped or changed) at the node stored. */
+  readonly clean: WeakMap<object, SchemaNode> | undefined;
 }
 
 function refName(ref: SchemaRef | undefined): string | undefined {
@@ -61,8 +63,14 @@ function goTypeName(node: SchemaNode, name: string | undefined): string {
 }
 
 /** Strictly decodes `obj` (a built-in kind whose schema is `schema`), as the JSON patcher does. */
-export function strictTypedDecode(obj: JsonObject, schema: SchemaNode, registry: SchemaRegistry, kind: string): TypedDecodeResult {
-  const ctx: Ctx = { registry, unknown: [] };
+export function strictTypedDecode(
+  obj: JsonObject,
+  schema: SchemaNode,
+  registry: SchemaRegistry,
+  kind: string,
+  clean?: WeakMap<object, SchemaNode>,
+): TypedDecodeResult {
+  const ctx: Ctx = { registry, unknown: [], clean };
   let out: JsonValue;
   try {
     out = walk(ctx, schema, obj, "", kind, []);
@@ -81,44 +89,64 @@ function typeError(v: JsonValue, node: SchemaNode, name: string | undefined, str
   return new TypeError_(`json: cannot unmarshal ${what} into Go struct field ${struct}.${stack.join(".")} of type ${goTypeName(node, name)}`);
 }
 
+/**
+ * Returns `v` itself when the decode changes nothing in it, so that unchanged subtrees stay shared;
+ * such values are remembered in `ctx.clean`.
+ */
 function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: string, stack: readonly string[], name?: string): JsonValue {
+  if (ctx.clean !== undefined && typeof v === "object" && v !== null && ctx.clean.get(v) === node) return v;
+  const unknownBefore = ctx.unknown.length;
+  let out: JsonValue = v;
   switch (node.t) {
     case "struct": {
       if (!isJsonObject(v)) throw typeError(v, node, name, struct, stack);
       const here = name ?? struct;
-      const out: JsonObject = {};
-      for (const key of Object.keys(v)) {
+      let copy: JsonObject | undefined;
+      const keys = Object.keys(v);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
         const value = v[key] as JsonValue;
         const ref = Object.prototype.hasOwnProperty.call(node.f, key) ? node.f[key] : undefined;
         const child = ctx.registry.child(node, key);
         const p = path === "" ? key : `${path}.${key}`;
-        if (child === undefined) {
-          ctx.unknown.push(p);
-          continue;
-        }
-        if (value === null) continue;
-        setKey(out, key, walk(ctx, child, value, p, here, [...stack, key], refName(ref)));
+        let after: JsonValue | undefined;
+        if (child === undefined) ctx.unknown.push(p);
+        else if (value !== null) after = walk(ctx, child, value, p, here, [...stack, key], refName(ref));
+        if (after !== value && copy === undefined) copy = copyKeys(v, keys, i);
+        if (copy !== undefined && after !== undefined) setKey(copy, key, after);
       }
-      return out;
+      if (copy !== undefined) out = copy;
+      break;
     }
     case "map": {
       if (!isJsonObject(v)) throw typeError(v, node, name, struct, stack);
       const elem = ctx.registry.resolve(node.v);
-      const out: JsonObject = {};
-      for (const key of Object.keys(v)) {
+      let copy: JsonObject | undefined;
+      const keys = Object.keys(v);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
         const value = v[key] as JsonValue;
-        if (value === null) {
-          if (elem.t === "scalar" && elem.s === "string") setKey(out, key, "");
-          continue;
-        }
-        setKey(out, key, walk(ctx, elem, value, `${path}[${key}]`, struct, stack, refName(node.v)));
+        let after: JsonValue | undefined;
+        if (value === null) after = elem.t === "scalar" && elem.s === "string" ? "" : undefined;
+        else after = walk(ctx, elem, value, `${path}[${key}]`, struct, stack, refName(node.v));
+        if (after !== value && copy === undefined) copy = copyKeys(v, keys, i);
+        if (copy !== undefined && after !== undefined) setKey(copy, key, after);
       }
-      return out;
+      if (copy !== undefined) out = copy;
+      break;
     }
     case "list": {
       if (!Array.isArray(v)) throw typeError(v, node, name, struct, stack);
       const elem = ctx.registry.element(node);
-      return v.map((e, i) => (e === null ? e : walk(ctx, elem, e as JsonValue, `${path}[${i}]`, struct, stack, refName(node.e))));
+      let copy: JsonValue[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        const e = v[i] as JsonValue;
+        const after = e === null ? e : walk(ctx, elem, e, `${path}[${i}]`, struct, stack, refName(node.e));
+        if (after !== e && copy === undefined) copy = v.slice(0, i);
+        if (copy !== undefined) copy.push(after);
+      }
+      if (copy !== undefined) out = copy;
+      break;
     }
     case "scalar": {
       if (node.fmt !== undefined && node.fmt !== "" && node.fmt !== "byte" && node.fmt !== "int32" && node.fmt !== "int64" && node.fmt !== "double" && node.fmt !== "float") {
@@ -139,6 +167,15 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
     default:
       return v;
   }
+  if (ctx.clean !== undefined && out === v && ctx.unknown.length === unknownBefore && typeof v === "object" && v !== null) ctx.clean.set(v, node);
+  return out;
+}
+
+/** A new object with the first `n` of `keys` copied from `v`. */
+function copyKeys(v: JsonObject, keys: readonly string[], n: number): JsonObject {
+  const out: JsonObject = {};
+  for (let j = 0; j < n; j++) setKey(out, keys[j]!, v[keys[j]!] as JsonValue);
+  return out;
 }
 
 /**
@@ -180,36 +217,81 @@ function prune(registry: SchemaRegistry, node: SchemaNode, v: JsonValue): JsonVa
  * their canonical form (`"0.5"` → `"500m"`, a number `2` → `"2"`; map-oracle-findings §6). A value
  * that does not parse as a quantity is left as it is.
  */
-export function normalizeTyped(obj: JsonObject, schema: SchemaNode, registry: SchemaRegistry): JsonObject {
-  const out = normalize(registry, schema, obj);
+export function normalizeTyped(
+  obj: JsonObject,
+  schema: SchemaNode,
+  registry: SchemaRegistry,
+  memo?: WeakMap<object, { readonly node: SchemaNode; readonly value: JsonValue }>,
+): JsonObject {
+  const out = normalize(registry, schema, obj, memo);
   return isJsonObject(out) ? out : obj;
 }
 
-function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue): JsonValue {
-  if (node.t === "struct" && isJsonObject(v)) {
-    const out: JsonObject = {};
-    for (const key of Object.keys(v)) {
-      const child = registry.child(node, key);
-      setKey(out, key, child === undefined ? (v[key] as JsonValue) : normalize(registry, child, v[key] as JsonValue));
+/**
+ * Returns `v` itself when nothing in it changes (so unchanged subtrees stay shared); `memo` keeps
+ * the result per input value and schema node.
+ */
+function normalize(
+  registry: SchemaRegistry,
+  node: SchemaNode,
+  v: JsonValue,
+  memo: WeakMap<object, { readonly node: SchemaNode; readonly value: JsonValue }> | undefined,
+): JsonValue {
+  if (typeof v !== "object" || v === null) {
+    if (node.t === "scalar" && node.fmt === "quantity" && (typeof v === "string" || typeof v === "number" || typeof v === "bigint")) {
+      const q = canonicalQuantity(String(v));
+      return q === undefined || q === v ? v : q;
     }
-    return out;
+    return v;
   }
-  if (node.t === "map" && isJsonObject(v)) {
-    const elem = registry.resolve(node.v);
-    const out: JsonObject = {};
-    for (const key of Object.keys(v)) setKey(out, key, normalize(registry, elem, v[key] as JsonValue));
-    return out;
-  }
-  if (node.t === "list" && Array.isArray(v)) {
+  const hit = memo?.get(v);
+  if (hit !== undefined && hit.node === node) return hit.value;
+  let out: JsonValue = v;
+  if ((node.t === "struct" || node.t === "map") && isJsonObject(v)) {
+    const elem = node.t === "map" ? registry.resolve(node.v) : undefined;
+    let copy: JsonObject | undefined;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const child = elem ?? registry.child(node, key);
+      const before = v[key] as JsonValue;
+      const after = child === undefined ? before : normalize(registry, child, before, memo);
+      if (after !== before && copy === undefined) {
+        copy = {};
+        for (let j = 0; j < i; j++) setKey(copy, keys[j]!, v[keys[j]!] as JsonValue);
+      }
+      if (copy !== undefined) setKey(copy, key, after);
+    }
+    if (copy !== undefined) out = copy;
+  } else if (node.t === "list" && Array.isArray(v)) {
     const elem = registry.element(node);
-    return v.map((e) => normalize(registry, elem, e as JsonValue));
-  }
-  if (node.t === "scalar" && node.fmt === "quantity" && (typeof v === "string" || typeof v === "number" || typeof v === "bigint")) {
-    try {
-      return parseQuantity(String(v)).toString();
-    } catch {
-      return v;
+    let copy: JsonValue[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const before = v[i] as JsonValue;
+      const after = normalize(registry, elem, before, memo);
+      if (after !== before && copy === undefined) copy = v.slice(0, i);
+      if (copy !== undefined) copy.push(after);
     }
+    if (copy !== undefined) out = copy;
   }
-  return v;
+  memo?.set(v, { node, value: out });
+  return out;
+}
+
+/** Canonical forms of quantity texts seen recently (quantities repeat a lot: `100m`, `128Mi`). */
+const canonicalQuantities = new Map<string, string | null>();
+
+/** `resource.Quantity`'s canonical text, or undefined when `text` is not a quantity. */
+function canonicalQuantity(text: string): string | undefined {
+  let q = canonicalQuantities.get(text);
+  if (q === undefined) {
+    try {
+      q = parseQuantity(text).toString();
+    } catch {
+      q = null;
+    }
+    if (canonicalQuantities.size >= 4096) canonicalQuantities.clear();
+    canonicalQuantities.set(text, q);
+  }
+  return q ?? undefined;
 }

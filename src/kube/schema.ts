@@ -96,6 +96,8 @@ export function gvkKey(apiVersion: string, kind: string): string {
 export class SchemaRegistry {
   private readonly kinds = new Map<string, SchemaRef>();
   private readonly types = new Map<string, SchemaRef>();
+  /** Field-level map-type overrides, resolved once per reference object (and base node). */
+  private readonly overrides = new WeakMap<object, { readonly base: SchemaNode; readonly node: SchemaNode }>();
 
   /** A registry holding the built-in Kubernetes kinds. */
   static builtin(): SchemaRegistry {
@@ -130,8 +132,13 @@ export class SchemaRegistry {
     }
     if ("ref" in ref) {
       const node = this.resolve(ref.ref);
-      if (node.t === "struct" || node.t === "map") return { ...node, atomic: ref.mapType === "atomic" };
-      return node;
+      if (node.t !== "struct" && node.t !== "map") return node;
+      // One node per reference, so that callers may key caches by node identity.
+      const hit = this.overrides.get(ref);
+      if (hit !== undefined && hit.base === node) return hit.node;
+      const out: SchemaNode = { ...node, atomic: ref.mapType === "atomic" };
+      this.overrides.set(ref, { base: node, node: out });
+      return out;
     }
     return ref;
   }

@@ -83,7 +83,10 @@ export function applyJsonPatch(doc: JsonValue, patch: readonly JsonPatchOperatio
     // The library unmarshals a non-array document into an object and fails for anything else.
     return { ok: false, error: `json: cannot unmarshal ${jsonTypeName(doc)} into Go value of type jsonpatch.partialDoc` };
   }
-  const state: State = { root: deepClone(doc), copied: 0, limit };
+  // Copy on write: containers are copied when an operation first walks through them, so the result
+  // shares every subtree the patch did not touch with `doc` (which the pipeline's memos rely on).
+  const root = shallowCopy(doc);
+  const state: State = { root, copied: 0, limit, owned: new WeakSet([root]) };
   try {
     for (const op of patch) {
       const kind = typeof op.op === "string" ? op.op : "unknown";
@@ -122,6 +125,15 @@ interface State {
   root: JsonValue;
   copied: number;
   readonly limit: number;
+  /** Containers this application created (and so may modify); every other one belongs to the input. */
+  readonly owned: WeakSet<object>;
+}
+
+function shallowCopy(c: Container): Container {
+  if (Array.isArray(c)) return c.slice();
+  const out: JsonObject = {};
+  for (const k of Object.keys(c)) setKey(out, k, c[k] as JsonValue);
+  return out;
 }
 
 function isContainer(v: JsonValue | undefined): v is Container {
@@ -229,19 +241,32 @@ function set(con: Container, key: string, val: JsonValue): void {
  * `findObject`: the container holding the last path segment, and that segment unescaped; or
  * undefined when the path has no `/` or an intermediate segment is missing, null or a scalar.
  */
-function findObject(root: JsonValue, path: string): { con: Container; key: string } | undefined {
+function findObject(state: State, path: string): { con: Container; key: string } | undefined {
+  const root = state.root;
   const split = path.split("/");
   if (split.length < 2 || !isContainer(root)) return undefined;
+  // The root is owned: the document is copied shallowly at the start and replaced only by copies.
   let doc: Container = root;
   for (const part of split.slice(1, -1)) {
+    const key = decodeKey(part);
     let next: JsonValue | undefined;
     try {
-      next = get(doc, decodeKey(part));
+      next = get(doc, key);
     } catch (e) {
       if (e instanceof PatchError) return undefined;
       throw e;
     }
     if (!isContainer(next)) return undefined;
+    if (!state.owned.has(next)) {
+      const copy = shallowCopy(next);
+      state.owned.add(copy);
+      // `get` succeeded, so the slot exists: an own key, or an index that may count from the end.
+      if (Array.isArray(doc)) {
+        const n = Number(key);
+        doc[n < 0 ? n + doc.length : n] = copy;
+      } else setKey(doc, key, copy);
+      next = copy;
+    }
     doc = next;
   }
   return { con: doc, key: decodeKey(split[split.length - 1] as string) };
@@ -276,7 +301,7 @@ function valueOf(op: JsonPatchOperation): JsonValue {
 function opAdd(state: State, op: JsonPatchOperation): void {
   const path = pathOf(op);
   if (path === undefined) throw new PatchError(`add operation failed to decode path: ${MISSING}`);
-  const found = findObject(state.root, path);
+  const found = findObject(state, path);
   if (found === undefined) throw new PatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
   wrap(`error in add for path: '${path}'`, () => add(found.con, found.key, valueOf(op)));
 }
@@ -284,7 +309,7 @@ function opAdd(state: State, op: JsonPatchOperation): void {
 function opRemove(state: State, op: JsonPatchOperation): void {
   const path = pathOf(op);
   if (path === undefined) throw new PatchError(`remove operation failed to decode path: ${MISSING}`);
-  const found = findObject(state.root, path);
+  const found = findObject(state, path);
   if (found === undefined) throw new PatchError(`remove operation does not apply: doc is missing path: "${path}": ${MISSING}`);
   wrap(`error in remove for path: '${path}'`, () => remove(found.con, found.key));
 }
@@ -297,9 +322,10 @@ function opReplace(state: State, op: JsonPatchOperation): void {
     const v = op.value;
     if (v === undefined || !(v === null || isContainer(v))) throw new PatchError("replace operation value must be object or array: %!w(<nil>)");
     state.root = deepClone(v);
+    if (isContainer(state.root)) state.owned.add(state.root);
     return;
   }
-  const found = findObject(state.root, path);
+  const found = findObject(state, path);
   if (found === undefined) throw new PatchError(`replace operation does not apply: doc is missing path: ${path}: ${MISSING}`);
   try {
     get(found.con, found.key);
@@ -313,7 +339,7 @@ function opReplace(state: State, op: JsonPatchOperation): void {
 function opMove(state: State, op: JsonPatchOperation): void {
   const from = fromOf(op);
   if (from === undefined) throw new PatchError(`move operation failed to decode from: ${FROM_MISSING}`);
-  const src = findObject(state.root, from);
+  const src = findObject(state, from);
   if (src === undefined) throw new PatchError(`move operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
   let val: JsonValue | undefined;
   wrap(`error in move for path: '${src.key}'`, () => {
@@ -322,7 +348,7 @@ function opMove(state: State, op: JsonPatchOperation): void {
   wrap(`error in move for path: '${src.key}'`, () => remove(src.con, src.key));
   const path = pathOf(op);
   if (path === undefined) throw new PatchError(`move operation failed to decode path: ${PATH_MISSING}`);
-  const dst = findObject(state.root, path);
+  const dst = findObject(state, path);
   if (dst === undefined) throw new PatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
   wrap(`error in move for path: '${path}'`, () => add(dst.con, dst.key, val ?? null));
 }
@@ -335,7 +361,7 @@ function opTest(state: State, op: JsonPatchOperation): void {
     if (op.value === undefined || !topEqual(state.root, op.value)) throw failed();
     return;
   }
-  const found = findObject(state.root, path);
+  const found = findObject(state, path);
   if (found === undefined) throw new PatchError(`test operation does not apply: is missing path: ${path}: ${MISSING}`);
   let val: JsonValue | undefined;
   wrap(`error in test for path: '${path}'`, () => {
@@ -351,7 +377,7 @@ function opTest(state: State, op: JsonPatchOperation): void {
 function opCopy(state: State, op: JsonPatchOperation): void {
   const from = fromOf(op);
   if (from === undefined) throw new PatchError(`copy operation failed to decode from: ${FROM_MISSING}`);
-  const src = findObject(state.root, from);
+  const src = findObject(state, from);
   if (src === undefined) throw new PatchError(`copy operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
   let val: JsonValue | undefined;
   wrap(`error in copy for from: '${from}'`, () => {
@@ -359,7 +385,7 @@ function opCopy(state: State, op: JsonPatchOperation): void {
   });
   const path = pathOf(op);
   if (path === undefined) throw new PatchError(`copy operation failed to decode path: ${MISSING}`);
-  const dst = findObject(state.root, path);
+  const dst = findObject(state, path);
   if (dst === undefined) throw new PatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
   const copy = val === undefined ? null : deepClone(val);
   state.copied += val === undefined ? 0 : goJsonSize(val);

@@ -58,6 +58,8 @@ export interface ApplyConfigurationOptions {
    * replace the live ones whole (Kyverno MutatingPolicy `evaluation.useServerSideApply: true`).
    */
   readonly allowAtomic?: boolean;
+  /** Live values already validated in this request (see `ValidateOptions.valid`). */
+  readonly validLive?: WeakMap<object, SchemaNode>;
 }
 
 const ERROR_PREFIX = "error applying patch: ";
@@ -132,7 +134,11 @@ export function applyConfiguration(
     };
   }
 
-  const liveErrs = validate(ctx, schema, live, { allowDuplicates: true, nullIsCelNull: false });
+  const liveErrs = validate(ctx, schema, live, {
+    allowDuplicates: true,
+    nullIsCelNull: false,
+    ...(options.validLive !== undefined ? { valid: options.validLive } : {}),
+  });
   if (liveErrs.length > 0) {
     return {
       ok: false,
@@ -140,7 +146,7 @@ export function applyConfiguration(
     };
   }
 
-  const merged = mergeValues(ctx, schema, live, p);
+  const merged = mergeValues(ctx, schema, live, p, options.validLive);
   return { ok: true, object: isJsonObject(merged) ? merged : {} };
 }
 

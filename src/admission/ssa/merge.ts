@@ -13,15 +13,33 @@ import { atomOf, deduceAtom, listItemToPathElement, peId, type Atom, type ListAt
  * a present null (including the stand-in for duplicated live list items). Returns the merged value,
  * or undefined when SMD would produce none.
  */
-export function mergeValues(ctx: TypeContext, node: SchemaNode, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+export function mergeValues(
+  ctx: TypeContext,
+  node: SchemaNode,
+  lhs: JsonValue | undefined,
+  rhs: JsonValue | undefined,
+  valid?: WeakMap<object, SchemaNode>,
+): JsonValue | undefined {
+  const v = merge(ctx, node, lhs, rhs, valid);
+  // The merge of a valid live value and a valid patch is a valid live value: remembered (when asked)
+  // so that the next mutation of the request does not validate it again.
+  if (valid !== undefined && typeof v === "object" && v !== null) valid.set(v, node);
+  return v;
+}
+
+function merge(ctx: TypeContext, node: SchemaNode, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: WeakMap<object, SchemaNode> | undefined): JsonValue | undefined {
   if (lhs === undefined && rhs === undefined) return undefined;
+  // Nothing to merge: SMD rebuilds the validated live value unchanged (every key has a type, and
+  // empty maps and lists are kept as leaves), so the value itself is the result. Sharing it keeps
+  // the untouched parts of the object identical, which the per-request memos rely on.
+  if (rhs === undefined) return lhs;
   const a = atomOf(ctx, node);
   // With both sides present and shaped differently (only possible for untyped values), SMD runs the
   // lhs-shaped handler for its errors only and keeps the rhs-shaped result.
   const chosen: Atom = rhs === undefined ? deduceAtom(a, lhs) : deduceAtom(a, rhs);
-  if (chosen.map !== undefined) return mergeMap(ctx, chosen.map, lhs, rhs);
+  if (chosen.map !== undefined) return mergeMap(ctx, chosen.map, lhs, rhs, valid);
   if (chosen.scalar !== undefined) return leaf(lhs, rhs);
-  if (chosen.list !== undefined) return mergeList(ctx, chosen.list, lhs, rhs);
+  if (chosen.list !== undefined) return mergeList(ctx, chosen.list, lhs, rhs, valid);
   return undefined;
 }
 
@@ -30,7 +48,7 @@ function leaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue
   return rhs !== undefined ? deepClone(rhs) : lhs === undefined ? undefined : deepClone(lhs);
 }
 
-function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: WeakMap<object, SchemaNode> | undefined): JsonValue | undefined {
   const l = isJsonObject(lhs) ? lhs : undefined;
   const r = isJsonObject(rhs) ? rhs : undefined;
   // Both empty or null: a leaf, which keeps {} apart from null.
@@ -43,18 +61,18 @@ function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs:
     const t = m.field(key) ?? m.element;
     // A key without a type is a schema error in SMD; the key is dropped.
     if (t === undefined) continue;
-    const v = mergeValues(ctx, t, l === undefined ? undefined : getKey(l, key), r === undefined ? undefined : getKey(r, key));
+    const v = mergeValues(ctx, t, l === undefined ? undefined : getKey(l, key), r === undefined ? undefined : getKey(r, key), valid);
     if (v !== undefined) setKey(out, key, v);
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function mergeList(ctx: TypeContext, t: ListAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue | undefined {
+function mergeList(ctx: TypeContext, t: ListAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: WeakMap<object, SchemaNode> | undefined): JsonValue | undefined {
   const l = Array.isArray(lhs) ? lhs : undefined;
   const r = Array.isArray(rhs) ? rhs : undefined;
   const empty = (l === undefined || l.length === 0) && (r === undefined || r.length === 0);
   if (t.atomic || empty) return leaf(lhs, rhs);
-  return mergeListItems(ctx, t, l ?? [], r ?? []);
+  return mergeListItems(ctx, t, l ?? [], r ?? [], valid);
 }
 
 interface Indexed {
@@ -87,13 +105,19 @@ function indexItems(t: ListAtom, list: readonly JsonValue[]): Indexed | undefine
  * item is emitted, merged with its live counterpart. The result follows the patch's order for
  * shared items, with new items where the patch put them and live-only items where they were.
  */
-function mergeListItems(ctx: TypeContext, t: ListAtom, lhs: readonly JsonValue[], rhs: readonly JsonValue[]): JsonValue | undefined {
+function mergeListItems(
+  ctx: TypeContext,
+  t: ListAtom,
+  lhs: readonly JsonValue[],
+  rhs: readonly JsonValue[],
+  valid: WeakMap<object, SchemaNode> | undefined,
+): JsonValue | undefined {
   const L = indexItems(t, lhs);
   const R = indexItems(t, rhs);
   if (L === undefined || R === undefined) return undefined;
   const out: JsonValue[] = [];
   const item = (lChild: JsonValue | undefined, rChild: JsonValue | undefined): void => {
-    const v = mergeValues(ctx, t.element, lChild, rChild);
+    const v = mergeValues(ctx, t.element, lChild, rChild, valid);
     if (v !== undefined) out.push(v);
   };
 

@@ -249,6 +249,11 @@ export interface ValidateOptions {
   readonly allowDuplicates: boolean;
   /** A JSON null stands for CEL's null, which reaches SMD as a protobuf NullValue (patches in 1.36). */
   readonly nullIsCelNull: boolean;
+  /**
+   * Values already known to validate without errors against the schema node stored (by identity);
+   * validated objects and lists are added. Lets a request re-validate only what a mutation built.
+   */
+  readonly valid?: WeakMap<object, SchemaNode>;
 }
 
 /** Validates `v` against `node`; the errors in walk order (object keys in insertion order). */
@@ -265,12 +270,17 @@ function prefixed(prefix: string, errs: FieldError[]): FieldError[] {
 }
 
 function validateValue(ctx: TypeContext, node: SchemaNode, raw: JsonValue, opts: ValidateOptions): FieldError[] {
+  const memo = opts.valid !== undefined && typeof raw === "object" && raw !== null ? opts.valid : undefined;
+  if (memo !== undefined && memo.get(raw as object) === node) return [];
   const v = goValue(raw, opts);
   const a = deduceAtom(atomOf(ctx, node), v);
-  if (a.map !== undefined) return validateMap(ctx, a.map, raw, v, opts);
-  if (a.scalar !== undefined) return validateScalar(a.scalar, v);
-  if (a.list !== undefined) return validateList(ctx, a.list, raw, v, opts);
-  return [{ path: "", message: "schema error: invalid atom: inlined" }];
+  let errs: FieldError[];
+  if (a.map !== undefined) errs = validateMap(ctx, a.map, raw, v, opts);
+  else if (a.scalar !== undefined) errs = validateScalar(a.scalar, v);
+  else if (a.list !== undefined) errs = validateList(ctx, a.list, raw, v, opts);
+  else errs = [{ path: "", message: "schema error: invalid atom: inlined" }];
+  if (memo !== undefined && errs.length === 0) memo.set(raw as object, node);
+  return errs;
 }
 
 /** `validateScalar`; null is valid for every scalar type, CEL's NullValue for none. */

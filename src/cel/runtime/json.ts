@@ -46,7 +46,12 @@ import {
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-export function fromJson(value: unknown): CelValue {
+/**
+ * `cache` memoises the conversion of arrays and objects by identity, for callers that convert many
+ * versions of one document which share unchanged subtrees (the admission pipeline converts the
+ * object after every mutation). Only valid while the cached JSON values are not modified in place.
+ */
+export function fromJson(value: unknown, cache?: WeakMap<object, CelValue>): CelValue {
   switch (typeof value) {
     case "boolean":
     case "string":
@@ -62,17 +67,25 @@ export function fromJson(value: unknown): CelValue {
       return value >= INT64_MIN && value <= INT64_MAX ? value : Number(value);
     case "object": {
       if (value === null) return null;
+      if (cache !== undefined) {
+        const hit = cache.get(value);
+        if (hit !== undefined) return hit;
+      }
+      let out: CelValue;
       if (Array.isArray(value)) {
-        const out = new Array<CelValue>(value.length);
-        for (let i = 0; i < value.length; i++) out[i] = fromJson(value[i]);
-        return out;
+        const list = new Array<CelValue>(value.length);
+        for (let i = 0; i < value.length; i++) list[i] = fromJson(value[i], cache);
+        out = list;
+      } else {
+        const m = new Map<CelMapKey, CelValue>();
+        for (const k of Object.keys(value)) {
+          const v = (value as Record<string, unknown>)[k];
+          if (v !== undefined) m.set(k, fromJson(v, cache));
+        }
+        out = m;
       }
-      const m = new Map<CelMapKey, CelValue>();
-      for (const k of Object.keys(value)) {
-        const v = (value as Record<string, unknown>)[k];
-        if (v !== undefined) m.set(k, fromJson(v));
-      }
-      return m;
+      cache?.set(value, out);
+      return out;
     }
     default:
       return null;

@@ -1,0 +1,27 @@
+/**
+ * Per-request memo tables for the dispatcher. One admission request runs many mutations over
+ * versions of one object that share every subtree a mutation did not touch (the patchers build new
+ * objects only along the paths they change). Keyed by identity, these tables let each mutation pay
+ * only for what changed: the CEL view of the object, the live-object validation of server-side
+ * apply and the typed round trip of built-ins.
+ *
+ * Sound only because nothing in the pipeline modifies a JSON value in place once built (json.ts:
+ * every helper is pure); a table lives for one `evaluate` call, so callers that modify their own
+ * objects between calls are not affected.
+ */
+import type { CelValue } from "../cel/index.js";
+import type { SchemaNode } from "../kube/schema.js";
+import type { JsonObject, JsonValue } from "./json.js";
+
+export class RequestMemo {
+  /** JSON → CEL conversions (`fromJson`'s cache). */
+  readonly cel = new WeakMap<object, CelValue>();
+  /** The Go-struct view of a built-in object as CEL sees it (dispatch.ts `celView`). */
+  readonly views = new WeakMap<JsonObject, JsonObject>();
+  /** Live values that validated without errors against the schema node stored. */
+  readonly validLive = new WeakMap<object, SchemaNode>();
+  /** Values that strictly decode unchanged at the schema node stored (`strictTypedDecode`). */
+  readonly decoded = new WeakMap<object, SchemaNode>();
+  /** The typed round trip of a value (`normalizeTyped`), with the schema node it was made for. */
+  readonly normalized = new WeakMap<object, { readonly node: SchemaNode; readonly value: JsonValue }>();
+}
