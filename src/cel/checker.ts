@@ -1008,9 +1008,9 @@ class Checker {
 
   private checkList(e: ListExpr): Expr {
     const elements = this.checkAll(e.elements);
-    if (elements.length >= 2) this.validators |= V_HOMOGENEOUS;
     let elemsType: CelType | undefined;
     const optionals = e.optionalIndices;
+    if (elements.length >= 2 && !sameFinalTypes(this.typeMap, elements)) this.validators |= V_HOMOGENEOUS;
     for (let i = 0; i < elements.length; i++) {
       const el = elements[i]!;
       let t = this.getType(el);
@@ -1028,7 +1028,6 @@ class Checker {
     let keyType: CelType | undefined;
     let valueType: CelType | undefined;
     let entries: MapEntry[] | undefined;
-    if (e.entries.length >= 2) this.validators |= V_HOMOGENEOUS;
     for (let i = 0; i < e.entries.length; i++) {
       const entry = e.entries[i]!;
       const key = this.check(entry.key);
@@ -1043,12 +1042,25 @@ class Checker {
       if ((key !== entry.key || value !== entry.value) && entries === undefined) entries = e.entries.slice(0, i);
       if (entries !== undefined) entries.push(key === entry.key && value === entry.value ? entry : { ...entry, key, value });
     }
+    if (e.entries.length >= 2 && !this.sameEntryTypes(entries ?? e.entries)) this.validators |= V_HOMOGENEOUS;
     if (keyType === undefined || valueType === undefined) {
       keyType = this.newTypeVar();
       valueType = this.newTypeVar();
     }
     this.setType(e, mapType(keyType, valueType));
     return entries === undefined ? e : { ...e, entries };
+  }
+
+  /** Whether every key, and every value, of a map literal has one final type (see {@link sameFinalTypes}). */
+  private sameEntryTypes(entries: readonly MapEntry[]): boolean {
+    const types = this.typeMap;
+    const k0 = types.get(entries[0]!.key.id);
+    const v0 = types.get(entries[0]!.value.id);
+    if (!isFinalLeaf(k0) || !isFinalLeaf(v0)) return false;
+    for (let i = 1; i < entries.length; i++) {
+      if (types.get(entries[i]!.key.id) !== k0 || types.get(entries[i]!.value.id) !== v0) return false;
+    }
+    return true;
   }
 
   /**
@@ -1183,6 +1195,26 @@ class Checker {
     const actual = this.getType(e);
     if (!this.isAssignable(t, actual)) this.typeMismatch(e.id, t, actual);
   }
+}
+
+/**
+ * A type that substitution leaves as it is (no parameters, not a type
+ * parameter): the final type of a node typed with it is this very object.
+ */
+function isFinalLeaf(t: CelType | undefined): t is CelType {
+  return t !== undefined && t.params.length === 0 && t.kind !== "typeParam";
+}
+
+/**
+ * Whether the elements of a list literal all have one final type: then the
+ * homogeneous-literal validator can find nothing in it and need not run for it
+ * (elements typed with parameterized types, optional ones included, are left to it).
+ */
+function sameFinalTypes(types: DenseMap<CelType>, elements: readonly Expr[]): boolean {
+  const t0 = types.get(elements[0]!.id);
+  if (!isFinalLeaf(t0)) return false;
+  for (let i = 1; i < elements.length; i++) if (types.get(elements[i]!.id) !== t0) return false;
+  return true;
 }
 
 function forEachPlaceholder(t: CelType, fn: (p: CelType) => void): void {
