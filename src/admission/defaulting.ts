@@ -98,38 +98,75 @@ export const builtinDefaulter: Defaulter = (object, kind) => {
   if (specs === undefined && !REPLICATED.has(key)) return object;
   // Most objects need nothing: return them as they are instead of copying them.
   if (!needsDefaults(object, key, kind.version, specs)) return object;
-  const out = deepClone(object);
+  // Copy on write: only the containers on the paths that change are new; the rest is shared.
+  let out = object;
   if (REPLICATED.has(key) && kind.version === "v1") {
-    const spec = at(out, ["spec"]);
-    if (spec !== undefined && (spec.replicas === undefined || spec.replicas === null)) spec.replicas = 1;
+    out = updateAt(out, ["spec"], (spec) => (spec.replicas === undefined || spec.replicas === null ? withKey(spec, "replicas", 1) : spec));
   }
-  for (const path of specs ?? []) {
-    const podSpec = at(out, path);
-    if (podSpec === undefined) continue;
-    if (Array.isArray(podSpec.volumes)) {
-      for (const v of podSpec.volumes) {
-        if (!isJsonObject(v)) continue;
-        for (const src of MODE_VOLUMES) {
-          const s = v[src];
-          if (isJsonObject(s) && (s.defaultMode === undefined || s.defaultMode === null)) s.defaultMode = 420;
-        }
-      }
-    }
-    if (key !== "/Pod") continue;
-    for (const list of ["containers", "initContainers"]) {
-      const cs = podSpec[list];
-      if (!Array.isArray(cs)) continue;
-      for (const c of cs) {
-        const res = isJsonObject(c) ? c.resources : undefined;
-        if (!isJsonObject(res) || !isJsonObject(res.limits)) continue;
-        const requests: JsonObject = isJsonObject(res.requests) ? res.requests : {};
-        for (const [k, v] of Object.entries(res.limits)) if (!hasKey(requests, k)) setKey(requests, k, deepClone(v as JsonValue));
-        if (Object.keys(requests).length > 0) res.requests = requests;
-      }
-    }
-  }
+  for (const path of specs ?? []) out = updateAt(out, path, (podSpec) => defaultPodSpec(podSpec, key === "/Pod"));
   return out;
 };
+
+/** `object` with the object at `path` replaced by `fn` of it (the same object when `fn` changes nothing or the path is missing). */
+function updateAt(object: JsonObject, path: readonly string[], fn: (o: JsonObject) => JsonObject): JsonObject {
+  if (path.length === 0) return fn(object);
+  const [head, ...rest] = path as [string, ...string[]];
+  const child = hasKey(object, head) ? object[head] : undefined;
+  if (!isJsonObject(child)) return object;
+  const next = updateAt(child, rest, fn);
+  return next === child ? object : withKey(object, head, next);
+}
+
+function withKey(o: JsonObject, key: string, value: JsonValue): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(o)) setKey(out, k, o[k] as JsonValue);
+  setKey(out, key, value);
+  return out;
+}
+
+/** `map` that returns `list` itself when `fn` changes no element. */
+function mapShared(list: JsonValue[], fn: (v: JsonValue) => JsonValue): JsonValue[] {
+  let out: JsonValue[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const v = list[i] as JsonValue;
+    const w = fn(v);
+    if (w !== v && out === undefined) out = list.slice(0, i);
+    if (out !== undefined) out.push(w);
+  }
+  return out ?? list;
+}
+
+function defaultPodSpec(podSpec: JsonObject, isPod: boolean): JsonObject {
+  let out = podSpec;
+  if (Array.isArray(podSpec.volumes)) {
+    const volumes = mapShared(podSpec.volumes, (v) => {
+      if (!isJsonObject(v)) return v;
+      let vol = v;
+      for (const src of MODE_VOLUMES) {
+        const s = vol[src];
+        if (isJsonObject(s) && (s.defaultMode === undefined || s.defaultMode === null)) vol = withKey(vol, src, withKey(s, "defaultMode", 420));
+      }
+      return vol;
+    });
+    if (volumes !== podSpec.volumes) out = withKey(out, "volumes", volumes);
+  }
+  if (!isPod) return out;
+  for (const list of ["containers", "initContainers"]) {
+    const cs = out[list];
+    if (!Array.isArray(cs)) continue;
+    const next = mapShared(cs, (c) => {
+      const res = isJsonObject(c) ? c.resources : undefined;
+      if (!isJsonObject(c) || !isJsonObject(res) || !isJsonObject(res.limits)) return c;
+      const requests0 = isJsonObject(res.requests) ? res.requests : undefined;
+      let requests = requests0 ?? {};
+      for (const [k, v] of Object.entries(res.limits)) if (!hasKey(requests, k)) requests = withKey(requests, k, deepClone(v as JsonValue));
+      if (requests === requests0 || Object.keys(requests).length === 0) return c;
+      return withKey(c, "resources", withKey(res, "requests", requests));
+    });
+    if (next !== cs) out = withKey(out, list, next);
+  }
+  return out;
+}
 
 /** Whether {@link builtinDefaulter} would change `object` (the same conditions, without copying). */
 function needsDefaults(object: JsonObject, key: string, version: string, specs: readonly (readonly string[])[] | undefined): boolean {

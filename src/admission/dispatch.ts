@@ -36,7 +36,7 @@ import { jsonPatchOperations } from "../cel/k8s/jsonpatch.js";
 import { ObjectValue, applyConfigurationJson, typeNameMismatches } from "../cel/k8s/object.js";
 import type { SchemaNode, SchemaRegistry } from "../kube/schema.js";
 import { compilePolicy, type CompiledExpression, type CompiledPolicy } from "./compile.js";
-import { jsonDiff } from "./diff.js";
+import { jsonDiff, type PatchOperation } from "./diff.js";
 import { RequestMemo } from "./memo.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "./json.js";
 import { gvkDisplay, type AdmissionRequest, type GroupVersionKind, type GroupVersionResource } from "./request.js";
@@ -205,10 +205,10 @@ function celView(schemas: SchemaRegistry, catalog: ResourceCatalog, memo: Reques
   };
 }
 
-function newVariables(compiled: CompiledPolicy, b: Bindings): CostedVariables {
+function newVariables(compiled: CompiledPolicy, b: Bindings, object: JsonObject | null = b.object): CostedVariables {
   const cache = b.memo.cel;
   const values: Record<string, CelValue> = {
-    object: fromJson(b.view(b.object), cache),
+    object: fromJson(b.view(object), cache),
     oldObject: fromJson(b.view(b.oldObject), cache),
     request: fromJson(b.request, cache),
     namespaceObject: fromJson(b.namespaceObject, cache),
@@ -225,6 +225,14 @@ function paramDisplay(param: JsonObject | null): string | undefined {
   return `${ns}${typeof md.name === "string" ? md.name : ""}`;
 }
 
+/** What the dispatcher needs to know about an object's kind. */
+interface KindInfo {
+  readonly gvk: GroupVersionKind;
+  readonly schema: SchemaNode | undefined;
+  /** A built-in kind (a Go struct in the apiserver), as opposed to a custom resource. */
+  readonly typed: boolean;
+}
+
 type PatchResult =
   | { readonly ok: true; readonly object: JsonObject; readonly testFailed?: true; readonly cost: number }
   | { readonly ok: false; readonly error: string; readonly cost: number }
@@ -236,18 +244,18 @@ function patchOne(
   index: number,
   object: JsonObject,
   b: Bindings,
+  schema: SchemaNode,
   schemas: SchemaRegistry,
   typed: boolean,
+  memo: RequestMemo,
 ): PatchResult {
   const mutation = compiledPolicy.mutations[index]!;
   // A stored expression that no longer compiles: the patcher returns the compile error as is.
   if (!mutation.compiled.ok) return { ok: false, error: mutation.compiled.detail, cost: 0 };
-  const vars = newVariables(compiledPolicy, { ...b, object });
+  const vars = newVariables(compiledPolicy, b, object);
   const r = evaluate(mutation.compiled, vars, RUNTIME_CEL_COST_BUDGET, "");
   if ("error" in r) return { ok: false, error: r.error, cost: r.cost };
-  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
   const kind = typeof object.kind === "string" ? object.kind : "";
-  const schema = schemas.forKind(apiVersion, kind)!;
   if (mutation.patchType === "ApplyConfiguration") {
     if (!(r.value instanceof ObjectValue)) {
       return { ok: false, error: "unsupported return type from ApplyConfiguration expression", cost: r.cost };
@@ -264,12 +272,12 @@ function patchOne(
       }
       throw e;
     }
-    const applied = applyConfiguration(object, patch, schema, schemas, { validLive: b.memo.validLive });
+    const applied = applyConfiguration(object, patch, schema, schemas, { validLive: memo.validLive });
     if (!applied.ok) {
       if (applied.error.kind === "no-schema") return { ok: "abort", status: { code: 503, reason: "ServiceUnavailable", message: applied.error.message }, cost: r.cost };
       return { ok: false, error: applied.error.message, cost: r.cost };
     }
-    return { ok: true, object: typed ? normalizeTyped(applied.object, schema, schemas, b.memo.normalized) : applied.object, cost: r.cost };
+    return { ok: true, object: typed ? normalizeTyped(applied.object, schema, schemas, memo.normalized) : applied.object, cost: r.cost };
   }
   let ops;
   try {
@@ -289,11 +297,26 @@ function patchOne(
     return { ok: "abort", status: { code: 500, reason: "InternalError", message: "Internal error occurred: json: cannot unmarshal into an object" }, cost: r.cost };
   }
   if (typed) {
-    const decoded = strictTypedDecode(doc, schema, schemas, kind, b.memo.decoded);
+    const decoded = strictTypedDecode(doc, schema, schemas, kind, memo.decoded);
     if (!decoded.ok) return { ok: "abort", status: { code: 500, reason: "InternalError", message: `Internal error occurred: ${decoded.message}` }, cost: r.cost };
-    return { ok: true, object: normalizeTyped(withoutEmptyShell(decoded.object, added), schema, schemas, b.memo.normalized), cost: r.cost };
+    return { ok: true, object: normalizeTyped(withoutEmptyShell(decoded.object, added), schema, schemas, memo.normalized), cost: r.cost };
   }
   return { ok: true, object: pruneUnknownFields(doc, schema, schemas), cost: r.cost };
+}
+
+/** A mutation's trace whose `diff` is computed when first read (most traces are never shown). */
+function appliedTrace(index: number, patchType: MutationTrace["patchType"], outcome: MutationTrace["outcome"], cost: number, from: JsonObject, to: JsonObject): MutationTrace {
+  let diff: readonly PatchOperation[] | undefined;
+  return {
+    index,
+    patchType,
+    outcome,
+    cost,
+    get diff(): readonly PatchOperation[] {
+      diff ??= jsonDiff(from, to);
+      return diff;
+    },
+  };
 }
 
 const SHELL_FIELDS = ["metadata", "spec", "status"] as const;
@@ -344,6 +367,19 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
   const authz = authorizerBindings(request.userInfo, input.authorizer, requestResource);
   const memo = input.memo ?? new RequestMemo();
   const view = celView(schemas, input.catalog, memo);
+  const kinds = new Map<string, KindInfo>();
+  const kindInfo = (o: JsonObject): KindInfo => {
+    const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
+    const kind = typeof o.kind === "string" ? o.kind : "";
+    const k = `${apiVersion}/${kind}`;
+    let info = kinds.get(k);
+    if (info === undefined) {
+      const gvk = { ...parseGV(apiVersion), kind };
+      info = { gvk, schema: schemas.forKind(apiVersion, kind), typed: input.catalog.resourceForKind(gvk)?.builtin === true };
+      kinds.set(k, info);
+    }
+    return info;
+  };
   const requestValues = new Map<string, JsonObject>();
   const requestValue = (resource: GroupVersionResource, kind: GroupVersionKind): JsonObject => {
     const k = `${resource.group}/${resource.version}/${resource.resource}|${kind.group}/${kind.version}/${kind.kind}`;
@@ -448,17 +484,15 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
         mutTraces.push({ index: i, patchType, outcome: "skipped", cost: 0, diff: [] });
         continue;
       }
-      const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
-      const kind = typeof object.kind === "string" ? object.kind : "";
-      const gvk = { ...parseGV(apiVersion), kind };
-      if (schemas.forKind(apiVersion, kind) === undefined) {
-        const message = `Resource kind ${gvk.group}/${gvk.version}, Kind=${kind} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`;
+      const info = kindInfo(object);
+      const gvk = info.gvk;
+      if (info.schema === undefined) {
+        const message = `Resource kind ${gvk.group}/${gvk.version}, Kind=${gvk.kind} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`;
         mutTraces.push({ index: i, patchType, outcome: "aborted", error: message, cost: 0, diff: [] });
         traces.push({ ...base, changed: before !== object && !deepEqual(before, object) });
         return { object, errors, status: { code: 503, reason: "ServiceUnavailable", message }, invocations: traces, reinvocationRequested };
       }
-      const typed = input.catalog.resourceForKind(gvk)?.builtin === true;
-      const r = patchOne(compiled, i, object, { ...b, object }, schemas, typed);
+      const r = patchOne(compiled, i, object, b, info.schema, schemas, info.typed, memo);
       if (r.ok === "abort") {
         mutTraces.push({ index: i, patchType, outcome: "aborted", error: r.status.message, cost: r.cost, diff: [] });
         traces.push({ ...base, changed: before !== object && !deepEqual(before!, object) });
@@ -470,13 +504,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
         continue;
       }
       const next = input.defaulter !== undefined ? input.defaulter(r.object, gvk) : r.object;
-      mutTraces.push({
-        index: i,
-        patchType,
-        outcome: r.testFailed === true ? "test-failed" : "applied",
-        cost: r.cost,
-        diff: jsonDiff(object, next),
-      });
+      mutTraces.push(appliedTrace(i, patchType, r.testFailed === true ? "test-failed" : "applied", r.cost, object, next));
       object = next;
       dirty = true;
     }

@@ -108,10 +108,13 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
         const value = v[key] as JsonValue;
         const ref = Object.prototype.hasOwnProperty.call(node.f, key) ? node.f[key] : undefined;
         const child = ctx.registry.child(node, key);
-        const p = path === "" ? key : `${path}.${key}`;
         let after: JsonValue | undefined;
-        if (child === undefined) ctx.unknown.push(p);
-        else if (value !== null) after = walk(ctx, child, value, p, here, [...stack, key], refName(ref));
+        if (child === undefined) ctx.unknown.push(path === "" ? key : `${path}.${key}`);
+        else if (value !== null) {
+          // Fast paths that need no path or stack: a well-typed scalar, a subtree known clean.
+          if (typeof value !== "object" ? child.t === "scalar" && scalarFits(child, value) : ctx.clean !== undefined && ctx.clean.get(value) === child) after = value;
+          else after = walk(ctx, child, value, path === "" ? key : `${path}.${key}`, here, [...stack, key], refName(ref));
+        }
         if (after !== value && copy === undefined) copy = copyKeys(v, keys, i);
         if (copy !== undefined && after !== undefined) setKey(copy, key, after);
       }
@@ -149,19 +152,7 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
       break;
     }
     case "scalar": {
-      if (node.fmt !== undefined && node.fmt !== "" && node.fmt !== "byte" && node.fmt !== "int32" && node.fmt !== "int64" && node.fmt !== "double" && node.fmt !== "float") {
-        // int-or-string, quantity, date-time, ...: custom unmarshalers; not modelled further.
-        return v;
-      }
-      const ok =
-        node.s === "string"
-          ? typeof v === "string"
-          : node.s === "boolean"
-            ? typeof v === "boolean"
-            : node.s === "integer"
-              ? typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v))
-              : typeof v === "number" || typeof v === "bigint";
-      if (!ok) throw typeError(v, node, name, struct, stack);
+      if (!scalarFits(node, v)) throw typeError(v, node, name, struct, stack);
       return v;
     }
     default:
@@ -169,6 +160,21 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
   }
   if (ctx.clean !== undefined && out === v && ctx.unknown.length === unknownBefore && typeof v === "object" && v !== null) ctx.clean.set(v, node);
   return out;
+}
+
+/** Whether a scalar field of the Go type `node` decodes `v`. */
+function scalarFits(node: SchemaNode & { t: "scalar" }, v: JsonValue): boolean {
+  if (node.fmt !== undefined && node.fmt !== "" && node.fmt !== "byte" && node.fmt !== "int32" && node.fmt !== "int64" && node.fmt !== "double" && node.fmt !== "float") {
+    // int-or-string, quantity, date-time, ...: custom unmarshalers; not modelled further.
+    return true;
+  }
+  return node.s === "string"
+    ? typeof v === "string"
+    : node.s === "boolean"
+      ? typeof v === "boolean"
+      : node.s === "integer"
+        ? typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v))
+        : typeof v === "number" || typeof v === "bigint";
 }
 
 /** A new object with the first `n` of `keys` copied from `v`. */
