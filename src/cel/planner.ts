@@ -121,6 +121,7 @@ const COST = { acc: 0, limit: Infinity };
 const CONCAT: { s: string | undefined; n: number } = { s: undefined, n: 0 };
 
 const EMPTY_FRAME: Frame = [];
+const NO_LIBRARY_COSTS: ReadonlyMap<string, import("./decls.js").OverloadCost> = new Map();
 
 /**
  * Closures of `x + y` planned by `stringCall`: every one that returns sets
@@ -337,7 +338,7 @@ class Planner {
     const opts: CostOptions = env.cost ?? {};
     this.presenceCost = opts.presenceTestHasCost === false ? 0 : 1;
     this.folding = opts.constantFolding === true;
-    this.libCosts = tracking ? libraryCosts(env.libraries) : new Map();
+    this.libCosts = tracking ? libraryCosts(env.libraries) : NO_LIBRARY_COSTS;
   }
 
   expr(e: Expr): Ev {
@@ -1465,6 +1466,7 @@ class Planner {
 
   /** A qualifier costs 1, plus 1 for the relative attribute when its operand is not an attribute. */
   private qualifierCost(operand: Expr): number {
+    if (!this.tracking) return 0; // only charged by the tracking variant
     return 1 + (this.isAttribute(operand) ? 0 : 1);
   }
 
@@ -1865,11 +1867,16 @@ class Planner {
     const name = decl?.name ?? e.fn;
     // Tracking: arguments of static cost are planned untracked and charged with the call.
     let pending = 0;
-    const args = argExprs.map((x) => {
-      const p = this.staticPart(x);
+    const args: Ev[] = [];
+    for (let i = 0; i < argExprs.length; i++) {
+      if (!this.tracking) {
+        args.push(this.expr(argExprs[i]!));
+        continue;
+      }
+      const p = this.staticPart(argExprs[i]!);
       pending += p.pending;
-      return p.ev;
-    });
+      args.push(p.ev);
+    }
     const arity = args.length;
     // With concrete argument types the checker's resolution is final; with dyn
     // arguments any overload may apply at run time (cel-go dispatches over all,
@@ -2195,10 +2202,11 @@ class Planner {
   private argsConcrete(args: readonly Expr[]): boolean {
     const types = this.types;
     if (types === undefined) return false;
-    return args.every((a) => {
-      const t = types.get(a.id);
-      return t !== undefined && !containsOpen(t);
-    });
+    for (let i = 0; i < args.length; i++) {
+      const t = types.get(args[i]!.id);
+      if (t === undefined || containsOpen(t)) return false;
+    }
+    return true;
   }
 }
 
@@ -2211,6 +2219,11 @@ export function mapInsertInPlace(m: Map<CelMapKey, CelValue>, k: CelValue, v: Ce
   m.set(k, v);
 }
 
+function mentionsAny(es: readonly Expr[], name: string): boolean {
+  for (let i = 0; i < es.length; i++) if (mentions(es[i]!, name)) return true;
+  return false;
+}
+
 function mentions(e: Expr, name: string): boolean {
   switch (e.kind) {
     case "const":
@@ -2220,13 +2233,15 @@ function mentions(e: Expr, name: string): boolean {
     case "select":
       return mentions(e.operand, name);
     case "call":
-      return (e.target !== undefined && mentions(e.target, name)) || e.args.some((a) => mentions(a, name));
+      return (e.target !== undefined && mentions(e.target, name)) || mentionsAny(e.args, name);
     case "list":
-      return e.elements.some((a) => mentions(a, name));
+      return mentionsAny(e.elements, name);
     case "map":
-      return e.entries.some((x) => mentions(x.key, name) || mentions(x.value, name));
+      for (const x of e.entries) if (mentions(x.key, name) || mentions(x.value, name)) return true;
+      return false;
     case "struct":
-      return e.fields.some((x) => mentions(x.value, name));
+      for (const x of e.fields) if (mentions(x.value, name)) return true;
+      return false;
     case "comprehension":
       return (
         mentions(e.iterRange, name) ||
