@@ -49,7 +49,7 @@
  * every expression is compiled in the mutation environment; failures land in `issues`.
  */
 import { policyCompileHook, ResourceCatalog } from "../../../admission/index.js";
-import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding } from "../../../policy/index.js";
+import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding, type CompileExpression } from "../../../policy/index.js";
 import { compileSelector } from "../labels.js";
 import { compileMutator, idString, type Mutator } from "../mutators/index.js";
 import { hasSchema } from "../mutators/index.js";
@@ -58,6 +58,7 @@ import { SchemaDB } from "../schema.js";
 import { byteCompare } from "../value.js";
 import { comment, Names } from "./cel.js";
 import { mutationCel } from "./mutations.js";
+import { labelWritten, passesNeeded, readsLabel } from "./passes.js";
 import { schemaProblems } from "./schema-check.js";
 import { applyToCel, matchConditions, namespaceSelectorGuard, resourceRules, wildcardCel, IS_NS, type Condition } from "./scope.js";
 import type { LabelSelector } from "../types.js";
@@ -228,9 +229,6 @@ function kindsOverlap(a: Mutator, b: Mutator): boolean {
   return b.bindings.some((x) => ka.has(key(x)));
 }
 
-function readsLabels(m: Mutator): boolean {
-  return m.match.labelSelector !== undefined || m.match.namespaceSelector !== undefined;
-}
 
 /**
  * Whether two locations can affect each other's walk: they share a prefix (object nodes equal,
@@ -261,8 +259,10 @@ export function locationsInteract(a: Mutator, b: Mutator): boolean {
 export function interferes(a: Mutator, b: Mutator): boolean {
   if (!kindsOverlap(a, b)) return false;
   if (locationsInteract(a, b)) return true;
-  if (a.kind === "AssignMetadata" && readsLabels(b)) return true;
-  if (b.kind === "AssignMetadata" && readsLabels(a)) return true;
+  const la = labelWritten(a);
+  if (la !== undefined && readsLabel(b, la)) return true;
+  const lb = labelWritten(b);
+  if (lb !== undefined && readsLabel(a, lb)) return true;
   return false;
 }
 
@@ -291,6 +291,30 @@ function guardConditions(m: Mutator): Condition[] {
   return out;
 }
 
+/**
+ * A compile hook for the self-check that compiles each shape of expression once. The repeated
+ * passes of a group give the same expression up to the leading `//` header, and mutators with
+ * the same location and match shape give the same expression up to the contents of string
+ * literals. Neither can change whether an expression compiles or its type: comments are not
+ * parsed, and a string literal without escapes is a valid `string` whatever its contents (the
+ * translator's only regular expressions are constants of its own, the keys of its map literals
+ * come from JSON objects, so they are distinct). So the key is the text without header
+ * comments and with every escape-free string literal emptied; only successes are remembered (a
+ * failing expression is compiled and reported as written).
+ */
+export function cachedCompile(hook: CompileExpression): CompileExpression {
+  const ok = new Set<string>();
+  return (req) => {
+    if (req.kind === "variable" || req.variables.length > 0) return hook(req);
+    const body = req.expression.replace(/^(?:[ \t]*\/\/[^\n]*\n)+/, "").replace(/"(?:[^"\\\n]|\\.)*"/g, (lit) => (lit.includes("\\") ? lit : '""'));
+    const key = `${req.kind}\u0000${req.hasParams}\u0000${JSON.stringify(req.paramKind ?? null)}\u0000${req.hasAuthorizer}\u0000${req.hasPatchTypes}\u0000${req.envType}\u0000${body}`;
+    if (ok.has(key)) return [];
+    const issues = hook(req);
+    if (issues.length === 0) ok.add(key);
+    return issues;
+  };
+}
+
 /** Translates Gatekeeper mutator resources (parsed documents); see the module comment. */
 export function translate(mutators: readonly unknown[], options: TranslateOptions = {}): TranslateResult {
   const apiVersion = options.apiVersion ?? "v1";
@@ -302,6 +326,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
   const verdicts: Verdict[] = [];
   const issues: string[] = [];
   const webhook = webhookScope(options.webhook);
+  const compileOnce = cachedCompile(policyCompileHook);
 
   // 1. Gatekeeper's validation.
   const valid: Mutator[] = [];
@@ -423,6 +448,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     const ms = group.map((e) => e.m);
     const name = policyName(prefix, ms, usedNames);
     let spec: JsonObject;
+    let passes = 1;
     if (group.length === 1) {
       const e = group[0]!;
       const m = e.m;
@@ -456,10 +482,14 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         const none = e.patchType === "JSONPatch" ? "[]" : "Object{}";
         return conds.length === 0 ? e.expression! : `(${conds.join(" &&\n ")}) ?\n${e.expression!} :\n${none}`;
       });
+      passes = Math.min(systemSize, passesNeeded(ms) ?? systemSize);
       const mutations: JsonObject[] = [];
-      for (let pass = 1; pass <= systemSize; pass++) {
+      for (let pass = 1; pass <= passes; pass++) {
         group.forEach((e, i) => {
-          mutations.push(mutationEntry(e.patchType!, `${header(e.m, `Gatekeeper pass ${pass} of ${systemSize} (mutator ${i + 1} of ${group.length} in this group)`)}\n${guarded[i]!}`));
+          const where = `Gatekeeper pass ${pass} of ${passes} (mutator ${i + 1} of ${group.length} in this group)`;
+          // Later passes repeat the first one's expression; a one-line header keeps them small.
+          const head = pass === 1 ? header(e.m, where) : comment(`${where}: ${e.m.kind} "${e.m.id.name}", as in pass 1`);
+          mutations.push(mutationEntry(e.patchType!, `${head}\n${guarded[i]!}`));
         });
       }
       spec = {
@@ -485,7 +515,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       metadata: { name },
       spec: { policyName: name },
     };
-    const pv = prepareMutatingAdmissionPolicy(policy, { compileExpression: policyCompileHook });
+    const pv = prepareMutatingAdmissionPolicy(policy, { compileExpression: compileOnce });
     if (!pv.ok) issues.push(`policy ${name}: ${pv.message}`);
     const bv = prepareMutatingAdmissionPolicyBinding(binding);
     if (!bv.ok) issues.push(`binding ${name}: ${bv.message}`);
@@ -503,8 +533,8 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       }
       if (group.length > 1) {
         notes.push(
-          `grouped with ${ms.filter((x) => x !== e.m).map(mutatorLabel).join(", ")}: they interact, so one policy reproduces Gatekeeper's order and ${systemSize} passes` +
-            " (a set that never converges is rejected by Gatekeeper but not by the policy)",
+          `grouped with ${ms.filter((x) => x !== e.m).map(mutatorLabel).join(", ")}: they interact, so one policy reproduces Gatekeeper's order and ${passes} pass${passes === 1 ? "" : "es"}` +
+            (passes === systemSize ? " (a set that never converges is rejected by Gatekeeper but not by the policy)" : ""),
         );
       }
       verdicts.push({ mutator: mutatorLabel(e.m), kind: e.m.kind, name: e.m.id.name, verdict: e.verdict, reasons: e.reasons, notes, policy: name });
