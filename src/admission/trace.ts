@@ -6,6 +6,7 @@
  */
 import type { PatchOperation } from "./diff.js";
 import type { TraceEntry } from "./params.js";
+import type { WebhookStageTrace } from "./webhook-stage.js";
 
 export type { TraceEntry as SelectionTraceEntry } from "./params.js";
 
@@ -69,6 +70,8 @@ export interface PassTrace {
    * request: …`), in order; `ignored` when the policy's failurePolicy is Ignore.
    */
   readonly errors: readonly { readonly message: string; readonly ignored: boolean }[];
+  /** The webhook stages that ran after MAP in this pass (webhook-stage.ts), in order. */
+  readonly webhooks?: readonly WebhookStageTrace[];
 }
 
 export interface Trace {

@@ -30,6 +30,7 @@ import type { AdmissionRequest } from "../request.js";
 import { applyConfiguration } from "../ssa/apply.js";
 import { pruneUnknownFields } from "../typed-decode.js";
 import type { WebhookStage } from "../webhook-stage.js";
+import { jsonDiff, type PatchOperation } from "../diff.js";
 
 export interface KyvernoContext {
   readonly catalog: ResourceCatalog;
@@ -447,6 +448,18 @@ export interface KyvernoStageOptions {
   readonly webhookName?: string;
 }
 
+/** `add /metadata/labels {"a":"b"}`, values clipped, integers exact. */
+export function describePatchOp(d: PatchOperation): string {
+  const value = "value" in d && d.value !== undefined ? ` ${exactJson(d.value)}` : "";
+  const from = "from" in d && d.from !== undefined ? ` from ${d.from}` : "";
+  const line = `${d.op} ${d.path}${from}${value}`;
+  return line.length <= 120 ? line : `${line.slice(0, 119)}…`;
+}
+
+function exactJson(v: unknown): string {
+  return (JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? `\u0000${x}\u0000` : x)) ?? "").replace(/"\\u0000(-?\d+)\\u0000"/g, "$1");
+}
+
 function describeOutcome(o: KyvernoOutcome): string {
   const who = `policy ${o.namespace !== undefined ? `${o.namespace}/` : ""}${o.policy}${o.autogen !== undefined ? ` (autogen ${o.autogen})` : ""}`;
   switch (o.result) {
@@ -490,7 +503,15 @@ export function kyvernoWebhookStage(policies: readonly MutatingPolicy[], ctx: Ky
         }
       }
       const run = evaluateMutatingPolicies({ ...request, object }, admission, ctx);
-      const lines = run.outcomes.filter((o) => o.result !== "nomatch" || admission.length <= 20).map(describeOutcome);
+      const lines: string[] = [];
+      let prev = object;
+      for (const o of run.outcomes) {
+        if (o.result !== "nomatch" || admission.length <= 20) lines.push(describeOutcome(o));
+        if (o.result === "pass" && o.changed && prev !== null && o.object !== null) {
+          for (const d of jsonDiff(prev, o.object)) lines.push(`  ${describePatchOp(d)}`);
+        }
+        if (o.result === "pass") prev = o.object;
+      }
       if (admission.length === 0) lines.push("no admission-time MutatingPolicy");
       const after = run.allowed ? run.object : object;
       const changed = run.allowed && JSON.stringify(after, big) !== snapshot;
@@ -502,4 +523,31 @@ export function kyvernoWebhookStage(policies: readonly MutatingPolicy[], ctx: Ky
       return { object: after, changed, ignoredErrors: run.ignoredErrors, trace };
     },
   };
+}
+
+/**
+ * CEL compile errors of a policy in Kyverno's environment (and of its autogen variants), with
+ * field paths (`spec.mutations[0].applyConfiguration.expression: Invalid value: …`), as Kyverno's
+ * admission validation rejects them. Empty when everything compiles.
+ */
+export function mutatingPolicyCompileErrors(policy: MutatingPolicy, providers: KyvernoProviders = NO_PROVIDERS): string[] {
+  const out: string[] = [];
+  const check = (p: MutatingPolicy, where: string): void => {
+    const c = compileMutatingPolicy(p, providers);
+    c.variables.forEach((v, i) => {
+      if (!v.ok) out.push(`${where}spec.variables[${i}].expression: Invalid value: ${v.detail}`);
+    });
+    c.matchConditions.forEach((m, i) => {
+      if (!m.c.ok) out.push(`${where}spec.matchConditions[${i}].expression: Invalid value: ${m.c.detail}`);
+    });
+    let i = 0;
+    for (const m of p.spec.mutations ?? []) {
+      const compiled = c.mutations[i];
+      if (compiled !== undefined && !compiled.c.ok) out.push(`${where}spec.mutations[${i}].${m.patchType === "JSONPatch" ? "jsonPatch" : "applyConfiguration"}.expression: Invalid value: ${compiled.c.detail}`);
+      i++;
+    }
+  };
+  check(policy, "");
+  if (out.length === 0) for (const v of autogenVariants(policy)) check(v.policy, `(autogen ${v.config}) `);
+  return out;
 }

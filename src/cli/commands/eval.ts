@@ -3,14 +3,16 @@
  * plugin would do to each resource, offline. The pipeline is `render/session.ts` (sorting inputs)
  * over `src/admission` (`evaluate`); this file parses options and prints.
  */
-import type { JsonObject, Operation } from "../../admission/index.js";
+import { jsonDiff, newAdmissionRequest, type JsonObject, type Operation, type PatchOperation } from "../../admission/index.js";
+import { describePatchOp, mutateExisting, type KyvernoOutcome } from "../../admission/kyverno/index.js";
+import type { MutatingPolicy } from "../../policy/kyverno/index.js";
 import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette, type Palette } from "../render/color.js";
 import { renderDiff } from "../render/diff.js";
 import { toExactJson, toYaml } from "../render/serialize.js";
-import { buildSession, describeObject, evaluateObject, isObject, objectProblem, unknownKind, where, type Evaluation, type RequestSpec } from "../render/session.js";
+import { buildSession, describeObject, evaluateObject, isObject, kyvernoContext, objectProblem, unknownKind, where, type Evaluation, type RequestSpec, type Session } from "../render/session.js";
 import { renderTrace } from "../render/trace.js";
 import { formatVerdict, gatekeeperEvaluation, mutatorInputs } from "./translate.js";
 
@@ -22,7 +24,7 @@ const OPTIONS: readonly OptionSpec[] = [
     multiple: true,
     placeholder: "<file|dir>",
     description:
-      "Policy inputs: MutatingAdmissionPolicies and bindings (v1alpha1, v1beta1, v1), their param objects, CustomResourceDefinitions and Namespace objects; Gatekeeper mutators (Assign, AssignMetadata, ModifySet, AssignImage), run as their translation (celmap translate). YAML or JSON, several documents per file, List kinds; directories are read recursively (.yaml, .yml, .json).",
+      "Policy inputs: MutatingAdmissionPolicies and bindings (v1alpha1, v1beta1, v1), their param objects, CustomResourceDefinitions and Namespace objects; Kyverno MutatingPolicies, NamespacedMutatingPolicies (policies.kyverno.io v1, v1beta1, v1alpha1) and PolicyExceptions, run as Kyverno's mutating webhook after the MAP plugin, and Kyverno CLI Context files (cluster resources for resource.Get/List, image data); Gatekeeper mutators (Assign, AssignMetadata, ModifySet, AssignImage), run as their translation (celmap translate). YAML or JSON, several documents per file, List kinds; directories are read recursively (.yaml, .yml, .json).",
   },
   {
     name: "resource",
@@ -39,6 +41,14 @@ const OPTIONS: readonly OptionSpec[] = [
     multiple: true,
     placeholder: "<file|dir>",
     description: "The existing objects for UPDATE (oldObject), matched to each resource by kind, namespace and name.",
+  },
+  {
+    name: "target-resources",
+    type: "string",
+    multiple: true,
+    placeholder: "<file|dir>",
+    description:
+      "Existing resources for Kyverno mutateExisting policies (evaluation.mutateExisting.enabled): each -r resource is a trigger; the targets its policies select among these are mutated as Kyverno's background controller would, and printed after the triggers. They are also in the cluster that resource.Get/List read.",
   },
   { name: "user", type: "string", placeholder: "<name>", description: "request.userInfo.username (default empty)." },
   { name: "groups", type: "string", placeholder: "<a,b>", description: "request.userInfo.groups, comma-separated." },
@@ -88,14 +98,17 @@ const DEFAULTING_HELP = `  kube-apiserver defaults objects when it decodes them,
 
 export const evalCommand: Command = {
   name: "eval",
-  summary: "Evaluate MutatingAdmissionPolicies on resources offline and print the admitted objects.",
+  summary: "Evaluate MutatingAdmissionPolicies and Kyverno MutatingPolicies on resources offline and print the admitted objects.",
   usage:
     "celmap eval -f <policies, bindings, params, CRDs, namespaces>... -r <resources>... [--operation CREATE|UPDATE] " +
-    "[--old <file>] [--user <name> --groups a,b] [-o yaml|diff|json|patch] [--trace] [--fail-on-error]",
+    "[--old <file>] [--target-resources <files>] [--user <name> --groups a,b] [-o yaml|diff|json|patch] [--trace] [--fail-on-error]",
   description:
     "Runs each resource through kube-apiserver 1.36's MutatingAdmissionPolicy admission exactly as it would for a " +
     "'kubectl create' (or an update with --old): policy and binding matching, params, matchConditions, variables, " +
     "ApplyConfiguration (server-side apply by the schema) and JSONPatch mutations, failure policies, reinvocation. " +
+    "Kyverno MutatingPolicies run as Kyverno's mutating webhook right after the MAP plugin (the apiserver's plugin order), " +
+    "with their pod-controller autogen variants, PolicyExceptions and Kyverno's CEL libraries; --target-resources " +
+    "evaluates mutateExisting policies on existing resources. " +
     "Prints the admitted objects; integers stay exact. No cluster is needed.",
   options: OPTIONS,
   examples: [
@@ -166,6 +179,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   const fPaths = list(args.values["filename"]);
   const rPaths = list(args.values["resource"]);
   const oldPaths = list(args.values["old"]);
+  const targetPaths = list(args.values["target-resources"]);
   if (fPaths.length === 0) throw new UsageError("missing -f <file|dir> with the policies and bindings");
   if (rPaths.length === 0) throw new UsageError("missing -r <file|dir> with the resources to admit");
   const opText = str(args, "operation") ?? (oldPaths.length > 0 ? "UPDATE" : "CREATE");
@@ -205,9 +219,24 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   const rDocs = load(rPaths, errors);
   const oldDocs = load(oldPaths, errors);
+  const targetDocs = load(targetPaths, errors);
   const built = buildSession(fDocs, { defaulting: args.values["no-defaults"] !== true });
   errors.push(...built.errors);
   const session = built.session;
+  const targets: Target[] = [];
+  for (const d of targetDocs) {
+    const p = objectProblem(d);
+    if (p !== undefined) {
+      errors.push(p);
+      continue;
+    }
+    const k = unknownKind(session, d.value as JsonObject);
+    if (k !== undefined) errors.push(`${where(d.source)}: ${k}`);
+    else targets.push({ source: where(d.source), object: d.value as JsonObject, original: d.value as JsonObject, runs: [] });
+  }
+  for (const t of targets) session.kyverno.resources.addObject(t.object as never);
+  const existingPolicies = session.kyverno.policies.filter((p) => p.spec.evaluation?.mutateExisting?.enabled === true);
+  if (targetPaths.length > 0 && existingPolicies.length === 0) errors.push(`--target-resources: no Kyverno MutatingPolicy with evaluation.mutateExisting.enabled among the -f inputs`);
   const olds = new Map<string, JsonObject>();
   for (const d of oldDocs) {
     const p = objectProblem(d);
@@ -281,6 +310,14 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
       }
       io.stderr("\n");
     }
+    const existing = r.allowed && existingPolicies.length > 0 ? runMutateExisting(session, existingPolicies, ev, targets, spec) : [];
+    if (trace && existing.length > 0) {
+      io.stderr(renderExistingTrace(item.source, existing, errColor));
+    }
+    for (const x of existing) for (const e of x.errors) {
+      ignored++;
+      io.stderr(`${errColor.yellow(failOnError ? "error" : "warning")}: ${item.source} (${label}): mutateExisting ${x.policy}: ${e}\n`);
+    }
     for (const e of r.ignoredErrors) {
       ignored++;
       io.stderr(`${errColor.yellow(failOnError ? "error" : "warning")}: ${item.source} (${label}): ignored by failurePolicy Ignore: ${e}\n`);
@@ -315,17 +352,28 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
           ...(r.status !== undefined ? { status: r.status } : {}),
           ignoredErrors: r.ignoredErrors,
           reinvoked: r.reinvoked,
+          ...(existing.length > 0 ? { mutateExisting: existing.map(existingJson) } : {}),
           ...(trace ? { trace: r.trace } : {}),
         });
         break;
     }
   }
   if (progress) io.stderr("\r\u001b[K");
+  // mutateExisting targets: their final state after every trigger, after the triggers.
+  const mutatedTargets = targets.filter((t) => t.runs.length > 0 && jsonDiff(t.original, t.object).length > 0);
+  for (const t of mutatedTargets) {
+    const label = `${describeObject(t.object)} (target of ${[...new Set(t.runs)].join(", ")})`;
+    if (output === "yaml") {
+      io.stdout(`${firstYaml ? "" : "---\n"}# mutateExisting target ${t.source}: ${[...new Set(t.runs)].join(", ")}\n${toYaml(t.object)}`);
+      firstYaml = false;
+    } else if (output === "diff") io.stdout(renderResourceDiff(t.source, label, t.original, t.object, outColor));
+  }
   if (output === "json") io.stdout(`${toExactJson(jsonResults, 2)}\n`);
   if (output === "diff") {
     io.stdout(
       outColor.dim(
         `${items.length} resource${items.length === 1 ? "" : "s"}: ${changed} mutated, ${items.length - changed - denied} unchanged, ${denied} denied` +
+          `${targets.length > 0 ? `; ${mutatedTargets.length} of ${targets.length} target resource${targets.length === 1 ? "" : "s"} mutated` : ""}` +
           `${ignored > 0 ? `, ${ignored} ignored error${ignored === 1 ? "" : "s"}` : ""} (-o yaml for the objects)`,
       ) + "\n",
     );
@@ -341,4 +389,97 @@ function renderResourceDiff(source: string, label: string, before: JsonObject, a
   const d = renderDiff(toYaml(before), toYaml(after), p);
   if (d === "") return `${head}: ${p.dim("unchanged")}\n\n`;
   return `${head}:\n${d}\n`;
+}
+
+// ---------------------------------------------------------------------------
+// mutateExisting (Kyverno): -r resources are triggers, --target-resources the existing objects.
+
+interface Target {
+  readonly source: string;
+  /** The target as it stands (after the triggers so far). */
+  object: JsonObject;
+  readonly original: JsonObject;
+  /** `policy (trigger source)` for each run that mutated it. */
+  readonly runs: string[];
+}
+
+interface ExistingRun {
+  readonly policy: string;
+  /** Why the trigger did not fire the policy, when it did not. */
+  readonly notFired?: string;
+  readonly targets: readonly { readonly target: Target; readonly outcome: KyvernoOutcome; readonly patch: readonly PatchOperation[] }[];
+  readonly errors: readonly string[];
+}
+
+/**
+ * Each mutateExisting policy on one admitted trigger (src/admission/kyverno `mutateExisting`, as
+ * `celmap test` runs targetResources): the trigger request carries the admitted object (Kyverno's
+ * background controller re-reads the live trigger); each target is evaluated with an UPDATE request
+ * for it and, when the policy mutated it, updated in place so later triggers see the new state.
+ */
+function runMutateExisting(session: Session, policies: readonly MutatingPolicy[], ev: Extract<Evaluation, { ok: true }>, targets: Target[], spec: RequestSpec): ExistingRun[] {
+  const ctx = kyvernoContext(session, (n) => session.namespaces.get(n) ?? { apiVersion: "v1", kind: "Namespace", metadata: { name: n, labels: { "kubernetes.io/metadata.name": n } } });
+  const userInfo = spec.user !== undefined ? { userInfo: { username: spec.user.username, groups: [...spec.user.groups] } } : {};
+  const out: ExistingRun[] = [];
+  for (const p of policies) {
+    const byObject = new Map(targets.map((t) => [t.object, t]));
+    const r = mutateExisting(p, { request: { ...ev.request, object: ev.result.object }, object: ev.result.object }, targets.map((t) => t.object), ctx, (target) => {
+      const req = newAdmissionRequest({ operation: "UPDATE", object: target, oldObject: target, ...userInfo }, session.catalog);
+      return req.ok ? req.request : undefined;
+    });
+    if (!r.fired) {
+      if (!/^nomatch/.test(r.reason)) out.push({ policy: p.metadata.name, notFired: r.reason, targets: [], errors: [] });
+      continue;
+    }
+    const runs: ExistingRun["targets"][number][] = [];
+    for (const t of r.targets) {
+      const target = byObject.get(t.target)!;
+      const before = target.object;
+      const after = t.outcome.result === "pass" && t.outcome.object !== null ? t.outcome.object : before;
+      const patch = jsonDiff(before, after);
+      if (patch.length > 0) {
+        target.object = after;
+        target.runs.push(`${p.metadata.name} (trigger ${describeObject(ev.input)})`);
+      }
+      runs.push({ target, outcome: t.outcome, patch });
+    }
+    out.push({ policy: p.metadata.name, targets: runs, errors: r.errors });
+  }
+  return out;
+}
+
+function renderExistingTrace(source: string, runs: readonly ExistingRun[], p: Palette): string {
+  const lines = [p.bold(`${source}: mutateExisting (Kyverno background controller)`)];
+  for (const r of runs) {
+    if (r.notFired !== undefined) {
+      lines.push(`  policy ${r.policy}: not triggered — ${r.notFired}`);
+      continue;
+    }
+    lines.push(`  policy ${r.policy}: triggered, ${r.targets.length} target${r.targets.length === 1 ? "" : "s"} selected${r.targets.length === 0 ? " (give the existing resources with --target-resources)" : ""}`);
+    for (const t of r.targets) {
+      const o = t.outcome;
+      const what = o.result === "pass" ? (t.patch.length > 0 ? p.green("mutated") : "no change") : o.result === "error" ? p.red(`error — ${o.message ?? ""}`) : p.yellow(`${o.result} — ${o.message ?? ""}`);
+      lines.push(`    target ${describeObject(t.target.original)} (${t.target.source}): ${what}`);
+      for (const d of t.patch) lines.push(`      ${p.dim(describePatchOp(d))}`);
+    }
+    for (const e of r.errors) lines.push(`    ${p.red("error")}: ${e}`);
+  }
+  return `${lines.join("\n")}\n\n`;
+}
+
+function existingJson(r: ExistingRun): unknown {
+  return {
+    policy: r.policy,
+    triggered: r.notFired === undefined,
+    ...(r.notFired !== undefined ? { reason: r.notFired } : {}),
+    targets: r.targets.map((t) => ({
+      source: t.target.source,
+      resource: { apiVersion: t.target.original.apiVersion, kind: t.target.original.kind, namespace: (t.target.original.metadata as JsonObject | undefined)?.namespace ?? "", name: (t.target.original.metadata as JsonObject | undefined)?.name ?? "" },
+      result: t.outcome.result,
+      ...(t.outcome.message !== undefined ? { message: t.outcome.message } : {}),
+      object: t.outcome.object,
+      patch: t.patch,
+    })),
+    errors: r.errors,
+  };
 }

@@ -9,6 +9,11 @@
  *   a rejection is bad input, reported at `file#doc: field.path: message`;
  * - apiextensions.k8s.io/v1 CustomResourceDefinition: its kind joins the resource catalog, its
  *   structural schemas the schema registry (server-side apply) and its defaults the defaulter;
+ * - Kyverno MutatingPolicy / NamespacedMutatingPolicy (policies.kyverno.io v1, v1beta1, v1alpha1)
+ *   and PolicyException: validated as Kyverno's admission does (CEL compiled in Kyverno's
+ *   environment); they run as Kyverno's mutating webhook, after the MAP plugin in each pass
+ *   (`kyvernoWebhookStage`); a Kyverno CLI `Context` (cli.kyverno.io) gives cluster resources
+ *   for `resource.Get/List` and image data for `image.GetMetadata`;
  * - v1 Namespace: a namespace object (namespaceSelector, `namespaceObject`);
  * - anything else: a param object. A kind that is neither a known resource (built-in or a given
  *   CRD) nor the paramKind of a given policy is bad input (usually a typo in kind or apiVersion).
@@ -44,6 +49,9 @@ import { formatSourceRef, type SourceRef } from "../../diag/source.js";
 import type { LoadedDocument } from "../../io/load.js";
 import { SchemaRegistry } from "../../kube/schema.js";
 import { collectPolicies, type ValidMutatingAdmissionPolicy, type ValidMutatingAdmissionPolicyBinding } from "../../policy/index.js";
+import { kyvernoWebhookStage, mutatingPolicyCompileErrors, type KyvernoContext } from "../../admission/kyverno/index.js";
+import { OfflineImageDataProvider, OfflineResourceProvider, type KyvernoProviders } from "../../cel/kyverno/index.js";
+import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../policy/kyverno/index.js";
 
 export interface SessionOptions {
   /** Apply celmap's built-in defaulters and CRD defaults (as the apiserver's decoding does). Default true. */
@@ -59,6 +67,16 @@ export interface Session {
   readonly catalog: ResourceCatalog;
   readonly schemas: SchemaRegistry;
   readonly defaulter: Defaulter | undefined;
+  /** Kyverno MutatingPolicies / NamespacedMutatingPolicies in input order, their exceptions and library data. */
+  readonly kyverno: KyvernoInputs;
+}
+
+export interface KyvernoInputs {
+  readonly policies: readonly MutatingPolicy[];
+  readonly exceptions: readonly PolicyException[];
+  readonly providers: KyvernoProviders;
+  /** Cluster objects `resource.Get/List` read (Context resources, params, namespaces, target resources). */
+  readonly resources: OfflineResourceProvider;
 }
 
 export interface SessionBuild {
@@ -145,7 +163,41 @@ export function buildSession(docs: readonly LoadedDocument[], options: SessionOp
     defaulters.push(crdDefaulter(v));
   }
 
-  const set = collectPolicies(rest, { compileExpression: policyCompileHook });
+  // Kyverno policies, exceptions and CLI Context documents.
+  const mpols: MutatingPolicy[] = [];
+  const exceptions: PolicyException[] = [];
+  const clusterObjects: JsonObject[] = [];
+  const images: JsonObject[] = [];
+  const mapInputs: LoadedDocument[] = [];
+  for (const d of rest) {
+    const v = d.value as JsonObject;
+    if (isKyvernoMutatingPolicy(v)) {
+      const r = decodeMutatingPolicy(v);
+      if (!r.ok) for (const e of r.errors) errors.push(`${where(d.source)}: ${e} (${String(v.kind)} rejected)`);
+      else mpols.push(r.value);
+    } else if (isKyvernoPolicyException(v)) {
+      const r = decodePolicyException(v);
+      if (!r.ok) for (const e of r.errors) errors.push(`${where(d.source)}: ${e} (PolicyException rejected)`);
+      else exceptions.push(r.value);
+    } else if (v.kind === "Context" && String(v.apiVersion).startsWith("cli.kyverno.io/")) {
+      const spec = isObject(v.spec) ? v.spec : {};
+      for (const o of Array.isArray(spec.resources) ? spec.resources : []) if (isObject(o)) clusterObjects.push(o);
+      for (const i of Array.isArray(spec.images) ? spec.images : []) if (isObject(i) && typeof i.image === "string") images.push(i);
+    } else {
+      mapInputs.push(d);
+    }
+  }
+  const resources = new OfflineResourceProvider({ objects: clusterObjects as never, hint: "give it with -f (a kind: Context of cli.kyverno.io, a param object) or --target-resources" });
+  const providers: KyvernoProviders = {
+    resource: resources,
+    imageData: new OfflineImageDataProvider({ images: images as never, hint: "give it in a cli.kyverno.io Context with -f" }),
+  };
+  for (const p of mpols) {
+    const src = rest.find((d) => d.value !== null && isObject(d.value) && d.value.kind === p.kind && metaField(d.value, "name") === p.metadata.name);
+    for (const e of mutatingPolicyCompileErrors(p, providers)) errors.push(`${where(src?.source)}: ${e} (${p.kind} rejected)`);
+  }
+
+  const set = collectPolicies(mapInputs, { compileExpression: policyCompileHook });
   for (const f of set.failures) {
     const at = where(f.source);
     const kindName = `${f.kind}`;
@@ -182,6 +234,8 @@ export function buildSession(docs: readonly LoadedDocument[], options: SessionOp
     }
     paramObjects.push(v);
   }
+  // resource.Get/List see the param objects and namespaces too (the objects "in the cluster").
+  for (const o of [...paramObjects, ...namespaces.values()]) resources.addObject(o as never);
 
   // A binding naming a param that is not among the inputs (and would be denied for it) is bad input.
   const policyByName = new Map(policies.map((p) => [p.metadata.name, p]));
@@ -215,6 +269,7 @@ export function buildSession(docs: readonly LoadedDocument[], options: SessionOp
       catalog,
       schemas,
       defaulter: options.defaulting === false ? undefined : defaulters.length === 1 ? builtinDefaulter : composeDefaulters(...defaulters),
+      kyverno: { policies: mpols, exceptions, providers, resources },
     },
     errors,
     warnings,
@@ -262,6 +317,18 @@ function prepareObject(session: Session, o: JsonObject, namespace: string, gvk: 
   return session.defaulter !== undefined ? session.defaulter(out, gvk) : out;
 }
 
+/** The context Kyverno policies run in: the session's catalog, schemas, namespaces, exceptions and library data. */
+export function kyvernoContext(session: Session, namespaces: (name: string) => JsonObject | undefined): KyvernoContext {
+  return {
+    catalog: session.catalog,
+    schemas: session.schemas,
+    namespaces,
+    providers: session.kyverno.providers,
+    exceptions: session.kyverno.exceptions,
+    ...(session.defaulter !== undefined ? { defaulter: session.defaulter } : {}),
+  };
+}
+
 /** One resource through the admission pipeline. Never throws for bad input (returns the message). */
 export function evaluateObject(session: Session, object: JsonObject, spec: RequestSpec): Evaluation {
   const problem = unknownKind(session, object);
@@ -288,7 +355,9 @@ export function evaluateObject(session: Session, object: JsonObject, spec: Reque
     synthetic = name;
     return { apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "kubernetes.io/metadata.name": name } }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } };
   };
+  const webhooks = session.kyverno.policies.length > 0 ? [kyvernoWebhookStage(session.kyverno.policies, kyvernoContext(session, namespaces))] : [];
   const result = evaluate(request, {
+    webhooks,
     policies: session.policies,
     bindings: session.bindings,
     params: session.params,

@@ -73,6 +73,10 @@ export function renderTrace(h: TraceHeader, r: EvaluateResult, p: Palette): stri
       }
     }
     for (const e of pass.errors) out.push(`${ind}${e.ignored ? no("error ignored (failurePolicy Ignore)") : p.red("error")}: ${e.message}`);
+    for (const w of pass.webhooks ?? []) {
+      out.push(`${ind}${p.bold(`webhook ${w.name}`)}: ${w.skipped !== undefined ? no(w.skipped) : w.changed ? yes("changed the object") : "no change"}`);
+      for (const l of w.lines) out.push(`${ind}  ${l}`);
+    }
     if (pass.reinvocationRequested && t.passes.length === 1) out.push(`${ind}reinvocation requested, but reinvocation is off`);
   }
   if (r.allowed) {
