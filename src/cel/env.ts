@@ -12,7 +12,7 @@ import { check } from "./checker.js";
 import type { FunctionDecl, Library, MacroSet, TypeProvider } from "./decls.js";
 import type { ParsedExpr } from "./ast.js";
 import { CelEvalError } from "./errors.js";
-import { parse } from "./parser.js";
+import { parse, type ParseOptions } from "./parser.js";
 import { plan, type Program } from "./planner.js";
 import { STANDARD_LIBRARY } from "./std/index.js";
 import type { CelType } from "./types.js";
@@ -110,14 +110,20 @@ export class Env {
 
   /** Parses with this environment's macros and syntax options. Throws {@link CelCompileError}. */
   parse(source: string): ParsedExpr {
-    return parse(source, {
-      macros: this.macros,
-      enableOptionalSyntax: this.optionalSyntax,
-      enableIdentEscapeSyntax: this.enableIdentEscapeSyntax,
-      maxRecursionDepth: this.maxRecursionDepth,
-      expressionSizeCodePointLimit: this.expressionSizeCodePointLimit,
-    });
+    return parse(
+      source,
+      (this.parseOptions ??= {
+        macros: this.macros,
+        enableOptionalSyntax: this.optionalSyntax,
+        enableIdentEscapeSyntax: this.enableIdentEscapeSyntax,
+        maxRecursionDepth: this.maxRecursionDepth,
+        expressionSizeCodePointLimit: this.expressionSizeCodePointLimit,
+      }),
+    );
   }
+
+  /** The parser options of this (immutable) environment, made on first use. */
+  private parseOptions: ParseOptions | undefined;
 
   /** Type-checks a parsed expression. Throws {@link CelCompileError}. */
   check(parsed: ParsedExpr): CheckedExpr {
