@@ -147,7 +147,18 @@ export function runsAtAdmission(p: MutatingPolicy): boolean {
 }
 
 /** One policy on one object (kyverno.md §1.4 steps 1–7). */
-export function evaluateMutatingPolicy(policy: MutatingPolicy, request: AdmissionRequest, object: JsonObject | null, ctx: KyvernoContext): KyvernoOutcome {
+export function evaluateMutatingPolicy(
+  policy: MutatingPolicy,
+  request: AdmissionRequest,
+  object: JsonObject | null,
+  ctx: KyvernoContext,
+  /**
+   * mutateExisting's target phase: `request` (matched against the constraints) describes the
+   * target, but CEL sees the trigger's admission request as `request` and a null `oldObject`
+   * (kyverno.md §4: the background controller passes the UR's admission request).
+   */
+  targetPhase?: { readonly triggerRequest: AdmissionRequest },
+): KyvernoOutcome {
   const base = { policy: policy.metadata.name, ...(policy.kind === "NamespacedMutatingPolicy" ? { namespace: policy.metadata.namespace ?? "default" } : {}) };
   const none = (result: KyvernoResult, message?: string, extra: Partial<KyvernoOutcome> = {}): KyvernoOutcome => ({
     ...base,
@@ -165,10 +176,14 @@ export function evaluateMutatingPolicy(policy: MutatingPolicy, request: Admissio
   if (m.error !== undefined) return none("error", m.error.message);
   if (!m.matches) return none("nomatch", m.reason);
   const compiled = compileMutatingPolicy(policy, ctx.providers ?? NO_PROVIDERS);
-  const reqValue: JsonObject = { ...admissionRequestValue(request, m.matchedResource!, m.matchedKind!), object: request.object, oldObject: request.oldObject };
+  const celReq = targetPhase?.triggerRequest;
+  const reqValue: JsonObject =
+    celReq !== undefined
+      ? { ...admissionRequestValue(celReq, celReq.resource, celReq.kind), object: celReq.object, oldObject: celReq.oldObject }
+      : { ...admissionRequestValue(request, m.matchedResource!, m.matchedKind!), object: request.object, oldObject: request.oldObject };
   const nsObject = request.namespace !== "" ? (getNamespace(request.namespace) ?? null) : null;
   const fixed: Record<string, CelValue> = {
-    oldObject: fromJson(request.oldObject),
+    oldObject: fromJson(celReq !== undefined ? null : request.oldObject),
     request: fromJson(reqValue),
     namespaceObject: fromJson(nsObject),
   };
@@ -422,7 +437,7 @@ export function mutateExisting(
   for (const target of pool) {
     const req = targetRequest(target);
     if (req === undefined) continue;
-    const o = evaluateMutatingPolicy(tp, req, target, ctx);
+    const o = evaluateMutatingPolicy(tp, req, target, ctx, { triggerRequest: trigger.request });
     if (o.result === "nomatch") continue;
     if (o.result === "error") errors.push(`Policy ${policyLabel(policy)}: target ${String(target.kind)} ${key2(target)}: ${o.message ?? ""}`);
     targets.push({ target, outcome: o });
