@@ -7,8 +7,22 @@
  *
  * - `apiserver_mutating_admission_policy_check_total{policy, policy_binding, error_type}`: one per
  *   mutation evaluation; `error_type` ∈ `no_error`, `compile_error`, `out_of_budget`, `invalid_error`.
- *   (`apiserver_mutating_admission_policy_check_duration_seconds` needs per-invocation timings in the
- *   pipeline's trace, which it does not record yet; the request histogram below has the latency.)
+ *   (`apiserver_mutating_admission_policy_check_duration_seconds` needs the time of each mutation,
+ *   which the pipeline's trace does not record: see src/webhook/README.md, Limits.)
+ * - `apiserver_admission_match_condition_evaluation_errors_total{name, kind, type, operation}` and
+ *   `apiserver_admission_match_condition_exclusions_total{…}` (kubernetes/apiserver
+ *   `pkg/admission/metrics`): per matchCondition error, and per invocation a false condition
+ *   excluded; `name` the policy, `kind="policy"`, `type="validate"` (the apiserver's own constant for
+ *   policies, MAP included).
+ *
+ * Per policy, celmap's own:
+ *
+ * - `celmap_webhook_policy_invocations_total{policy, policy_binding, outcome}`: one per invocation
+ *   the pipeline considered (both passes); outcome ∈ `mutated`, `unchanged`, `excluded`
+ *   (a matchCondition was false), `error` (a matchCondition or mutation errored), `not_reinvoked`.
+ *
+ * Series of a policy or binding that leaves the policy set are removed on the next reload, so the
+ * label sets stay bounded by the active set.
  *
  * Webhook-level (celmap's own names, Gatekeeper-like 1 ms-granular buckets up to 10 ms):
  *
@@ -39,6 +53,8 @@ export type RequestOutcome =
   | "skipped"
   | "not_ready";
 
+export type InvocationOutcome = "mutated" | "unchanged" | "excluded" | "error" | "not_reinvoked";
+
 export type PolicyErrorType = "no_error" | "compile_error" | "out_of_budget" | "invalid_error";
 
 /** The apiserver's classification of a mutation error (metrics.go / dispatcher.go). */
@@ -63,6 +79,11 @@ export class WebhookMetrics {
   readonly requests: Counter<"outcome" | "dry_run">;
   readonly requestDuration: Histogram<"outcome">;
   readonly policyChecks: Counter<"policy" | "policy_binding" | "error_type">;
+  readonly policyInvocations: Counter<"policy" | "policy_binding" | "outcome">;
+  readonly matchConditionErrors: Counter<"name" | "kind" | "type" | "operation">;
+  readonly matchConditionExclusions: Counter<"name" | "kind" | "type" | "operation">;
+  /** Label sets of the per-policy series, by policy name (for removal when the policy goes). */
+  readonly #policySeries = new Map<string, Map<string, () => void>>();
   readonly clientErrors: Counter<"reason">;
   readonly policyReloads: Counter<"result">;
   readonly policies: Gauge<"kind">;
@@ -93,6 +114,24 @@ export class WebhookMetrics {
       name: "apiserver_mutating_admission_policy_check_total",
       help: "Admission policy mutation evaluations, by policy, binding and error type (as kube-apiserver counts them).",
       labelNames: ["policy", "policy_binding", "error_type"],
+      registers: [registry],
+    });
+    this.policyInvocations = new Counter({
+      name: "celmap_webhook_policy_invocations_total",
+      help: "Policy invocations (policy x binding x param) considered per request and pass, by outcome: mutated, unchanged, excluded (matchCondition false), error, not_reinvoked.",
+      labelNames: ["policy", "policy_binding", "outcome"],
+      registers: [registry],
+    });
+    this.matchConditionErrors = new Counter({
+      name: "apiserver_admission_match_condition_evaluation_errors_total",
+      help: "Admission match condition evaluation errors count, identified by name of resource containing the match condition and broken out for each kind containing matchConditions (webhook or policy), operation and admission type (validate or admit).",
+      labelNames: ["name", "kind", "type", "operation"],
+      registers: [registry],
+    });
+    this.matchConditionExclusions = new Counter({
+      name: "apiserver_admission_match_condition_exclusions_total",
+      help: "Admission match condition evaluation exclusions count, identified by name of resource containing the match condition and broken out for each kind containing matchConditions (webhook or policy), operation and admission type (validate or admit).",
+      labelNames: ["name", "kind", "type", "operation"],
       registers: [registry],
     });
     this.clientErrors = new Counter({
@@ -143,6 +182,47 @@ export class WebhookMetrics {
       help: "/mutate requests being read or evaluated.",
       registers: [registry],
     });
+  }
+
+  /** Counts what the pipeline did per policy for one request (see review.ts `observationsOf`). */
+  observePolicies(o: {
+    readonly operation?: string | undefined;
+    readonly checks: readonly { readonly policy: string; readonly binding: string; readonly errorType: PolicyErrorType }[];
+    readonly invocations?: readonly { readonly policy: string; readonly binding: string; readonly outcome: InvocationOutcome }[];
+    readonly matchConditions?: readonly { readonly policy: string; readonly result: "error" | "exclusion" }[];
+  }): void {
+    for (const c of o.checks) {
+      const labels = { policy: c.policy, policy_binding: c.binding, error_type: c.errorType };
+      this.policyChecks.inc(labels);
+      this.#track(c.policy, `c\0${c.binding}\0${c.errorType}`, () => this.policyChecks.remove(labels));
+    }
+    for (const i of o.invocations ?? []) {
+      const labels = { policy: i.policy, policy_binding: i.binding, outcome: i.outcome };
+      this.policyInvocations.inc(labels);
+      this.#track(i.policy, `i\0${i.binding}\0${i.outcome}`, () => this.policyInvocations.remove(labels));
+    }
+    const operation = o.operation ?? "";
+    for (const mc of o.matchConditions ?? []) {
+      const labels = { name: mc.policy, kind: "policy", type: "validate", operation };
+      const counter = mc.result === "error" ? this.matchConditionErrors : this.matchConditionExclusions;
+      counter.inc(labels);
+      this.#track(mc.policy, `${mc.result}\0${operation}`, () => counter.remove(labels));
+    }
+  }
+
+  /** Removes the per-policy series of policies not in `active` (after a reload). */
+  retainPolicies(active: ReadonlySet<string>): void {
+    for (const [policy, series] of this.#policySeries) {
+      if (active.has(policy)) continue;
+      for (const remove of series.values()) remove();
+      this.#policySeries.delete(policy);
+    }
+  }
+
+  #track(policy: string, key: string, remove: () => void): void {
+    let series = this.#policySeries.get(policy);
+    if (series === undefined) this.#policySeries.set(policy, (series = new Map()));
+    if (!series.has(key)) series.set(key, remove);
   }
 
   /** Prometheus text exposition of this registry. */

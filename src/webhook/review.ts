@@ -29,9 +29,9 @@ import {
   type Operation,
   type UserInfo,
 } from "../admission/request.js";
-import { evaluate, type EvaluateResult, type JsonObject, type JsonValue, type ResourceCatalog } from "../admission/index.js";
+import { evaluate, type EvaluateResult, type JsonObject, type JsonValue, type ResourceCatalog, type Trace } from "../admission/index.js";
 import type { SchemaRegistry } from "../kube/schema.js";
-import { policyErrorType, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
+import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
 import type { PolicySnapshot } from "./policies.js";
 
 export const REVIEW_API_VERSION = "admission.k8s.io/v1";
@@ -67,6 +67,20 @@ export interface PolicyCheck {
   readonly errorType: PolicyErrorType;
 }
 
+/** One policy invocation (policy × binding × param) of a pass, as the trace records it. */
+export interface PolicyInvocation {
+  readonly policy: string;
+  readonly binding: string;
+  readonly outcome: InvocationOutcome;
+}
+
+/** A matchCondition observation as kube-apiserver's matcher makes them (admission/plugin/webhook/matchconditions). */
+export interface MatchConditionObservation {
+  readonly policy: string;
+  /** `error`: a condition errored; `exclusion`: a condition was false (the invocation did not run). */
+  readonly result: "error" | "exclusion";
+}
+
 export interface ReviewReply {
   readonly httpStatus: number;
   /** The JSON response body. */
@@ -77,6 +91,49 @@ export interface ReviewReply {
   readonly log: Readonly<Record<string, unknown>>;
   /** One per mutation evaluated (for the per-policy metrics). */
   readonly checks: readonly PolicyCheck[];
+  /** One per invocation the pipeline considered (both passes). */
+  readonly invocations: readonly PolicyInvocation[];
+  readonly matchConditions: readonly MatchConditionObservation[];
+  /** The request's operation, once decoded. */
+  readonly operation?: string;
+}
+
+/** What the metrics need from a trace: per-mutation checks, per-invocation outcomes, matchCondition errors and exclusions. */
+export function observationsOf(trace: Trace): Pick<ReviewReply, "checks" | "invocations" | "matchConditions"> {
+  const checks: PolicyCheck[] = [];
+  const invocations: PolicyInvocation[] = [];
+  const matchConditions: MatchConditionObservation[] = [];
+  for (const pass of trace.passes) {
+    for (const inv of pass.invocations) {
+      // As the apiserver's matcher: every errored condition before the first false one is an
+      // error, the first false one an exclusion (later ones are not evaluated).
+      let excluded = false;
+      let mcError = false;
+      for (const mc of inv.matchConditions) {
+        if (mc.result === "error") {
+          mcError = true;
+          matchConditions.push({ policy: inv.policy, result: "error" });
+        } else if (mc.result === false) {
+          excluded = true;
+          matchConditions.push({ policy: inv.policy, result: "exclusion" });
+          break;
+        }
+      }
+      let mutationError = false;
+      for (const m of inv.mutations) {
+        if (m.outcome === "skipped") continue;
+        const errorType = m.outcome === "error" || m.outcome === "aborted" ? policyErrorType(m.error) : "no_error";
+        if (errorType !== "no_error") mutationError = true;
+        checks.push({ policy: inv.policy, binding: inv.binding, errorType });
+      }
+      let outcome: InvocationOutcome;
+      if (inv.skipped !== undefined) outcome = excluded ? "excluded" : mcError || inv.skipped.startsWith("matchConditions") ? "error" : "not_reinvoked";
+      else if (mutationError) outcome = "error";
+      else outcome = inv.changed ? "mutated" : "unchanged";
+      invocations.push({ policy: inv.policy, binding: inv.binding, outcome });
+    }
+  }
+  return { checks, invocations, matchConditions };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,7 +315,7 @@ function ownNamespaceRequest(req: AdmissionRequest, own: string | undefined): bo
 export function handleReview(text: string, env: ReviewEnv): ReviewReply {
   const decoded = decodeReview(text);
   if (!decoded.ok) {
-    const base = { outcome: "invalid" as const, dryRun: false, checks: [], log: { error: decoded.message, ...("uid" in decoded && decoded.uid !== undefined ? { uid: decoded.uid } : {}) } };
+    const base = { outcome: "invalid" as const, dryRun: false, checks: [], invocations: [], matchConditions: [], log: { error: decoded.message, ...("uid" in decoded && decoded.uid !== undefined ? { uid: decoded.uid } : {}) } };
     if ("uid" in decoded && decoded.uid !== undefined) {
       return {
         ...base,
@@ -278,13 +335,15 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     dryRun: request.dryRun,
   };
   const s = env.settings;
-  const reply = (outcome: RequestOutcome, r: ResponseFields, extra: Record<string, unknown> = {}, checks: readonly PolicyCheck[] = []): ReviewReply => ({
+  const none: Pick<ReviewReply, "checks" | "invocations" | "matchConditions"> = { checks: [], invocations: [], matchConditions: [] };
+  const reply = (outcome: RequestOutcome, r: ResponseFields, extra: Record<string, unknown> = {}, observed = none): ReviewReply => ({
     httpStatus: 200,
     body: reviewBody(r),
     outcome,
     dryRun: request.dryRun,
+    operation: request.operation,
     log: { ...log, ...extra },
-    checks,
+    ...observed,
   });
   const serverFailure = (outcome: RequestOutcome, code: number, reason: string, message: string): ReviewReply => {
     if (s.failurePolicy === "Ignore") {
@@ -317,17 +376,9 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
   } catch (e) {
     return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const checks: PolicyCheck[] = [];
-  for (const pass of result.trace.passes) {
-    for (const inv of pass.invocations) {
-      for (const m of inv.mutations) {
-        if (m.outcome === "skipped") continue;
-        checks.push({ policy: inv.policy, binding: inv.binding, errorType: m.outcome === "error" ? policyErrorType(m.error) : "no_error" });
-      }
-    }
-  }
+  const observed = observationsOf(result.trace);
   if (env.now() > env.deadline) {
-    return { ...serverFailure("timeout", 504, "Timeout", `request deadline exceeded during evaluation`), checks };
+    return { ...serverFailure("timeout", 504, "Timeout", `request deadline exceeded during evaluation`), ...observed };
   }
   const warnings = [...result.warnings, ...(s.ignoredErrorsAsWarnings === false ? [] : result.ignoredErrors)];
   const generation = { policySet: snapshot.generation };
@@ -335,17 +386,17 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     const st = result.status!;
     const status: JsonObject = { status: "Failure", code: st.code, reason: st.reason, message: st.message };
     if (st.details !== undefined) status.details = { name: st.details.name, group: st.details.group, kind: st.details.kind, causes: st.details.causes.map((c) => ({ message: c.message })) } as JsonObject;
-    return reply("denied", { uid: request.uid, allowed: false, status, warnings }, { ...generation, code: st.code, message: st.message }, checks);
+    return reply("denied", { uid: request.uid, allowed: false, status, warnings }, { ...generation, code: st.code, message: st.message }, observed);
   }
   if (result.patch.length === 0) {
-    return reply("allowed", { uid: request.uid, allowed: true, warnings }, { ...generation, ...(warnings.length > 0 ? { warnings } : {}) }, checks);
+    return reply("allowed", { uid: request.uid, allowed: true, warnings }, { ...generation, ...(warnings.length > 0 ? { warnings } : {}) }, observed);
   }
   const patch = Buffer.from(jsonText(result.patch as unknown as JsonValue), "utf8").toString("base64");
   return reply(
     "mutated",
     { uid: request.uid, allowed: true, patch, warnings },
     { ...generation, patchOperations: result.patch.length, ...(warnings.length > 0 ? { warnings } : {}) },
-    checks,
+    observed,
   );
 }
 

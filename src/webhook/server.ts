@@ -206,6 +206,7 @@ export class WebhookServer {
       m.policies.set({ kind: "MutatingAdmissionPolicy" }, s.policies.length);
       m.policies.set({ kind: "MutatingAdmissionPolicyBinding" }, s.bindings.length);
       m.policies.set({ kind: "Namespace" }, s.namespaces.size);
+      m.retainPolicies(new Set(s.policies.map((p) => p.metadata.name)));
       this.logger.info(
         { event: "policies_loaded", generation: s.generation, policies: s.policies.length, bindings: s.bindings.length, origin: s.origin },
         e.previous === undefined ? "policy set loaded" : "policy set reloaded",
@@ -286,13 +287,17 @@ export class WebhookServer {
     res.end(body);
   }
 
-  #finish(res: ServerResponse, started: number, reply: Pick<ReviewReply, "httpStatus" | "body" | "outcome" | "dryRun" | "log" | "checks">): void {
+  #finish(
+    res: ServerResponse,
+    started: number,
+    reply: Pick<ReviewReply, "httpStatus" | "body" | "outcome" | "dryRun" | "log" | "checks"> & Partial<Pick<ReviewReply, "invocations" | "matchConditions" | "operation">>,
+  ): void {
     this.#send(res, reply.httpStatus, "application/json", reply.body);
     const seconds = (performance.now() - started) / 1000;
     const m = this.metrics;
     m.requests.inc({ outcome: reply.outcome, dry_run: String(reply.dryRun) });
     m.requestDuration.observe({ outcome: reply.outcome }, seconds);
-    for (const c of reply.checks) m.policyChecks.inc({ policy: c.policy, policy_binding: c.binding, error_type: c.errorType });
+    m.observePolicies(reply);
     const fields = { event: "admission", outcome: reply.outcome, httpStatus: reply.httpStatus, durationMs: Math.round(seconds * 1e6) / 1e3, ...reply.log };
     switch (reply.outcome) {
       case "invalid":
@@ -382,7 +387,7 @@ export class WebhookServer {
         reply = handleReview(text, { settings: this.#settings, snapshot: this.store.current, deadline, now: () => performance.now() });
       } catch (e) {
         const message = `internal error: ${e instanceof Error ? e.message : String(e)}`;
-        reply = { httpStatus: 500, body: earlyFailureBody(500, "InternalError", message), outcome: "error", dryRun: false, log: { error: message }, checks: [] };
+        reply = { httpStatus: 500, body: earlyFailureBody(500, "InternalError", message), outcome: "error", dryRun: false, log: { error: message }, checks: [], invocations: [], matchConditions: [] };
       }
       this.#finish(res, started, reply);
     });

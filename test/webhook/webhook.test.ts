@@ -122,6 +122,19 @@ describe("AdmissionReview", () => {
     expect(metricValue(m, "celmap_webhook_requests_total", { outcome: "denied" })).toBeGreaterThanOrEqual(1);
   });
 
+  it("per-policy metrics: invocations by outcome, matchCondition exclusions, mutation checks", async () => {
+    const res = responseOf(await call(pki, s.port, review({ operation: "CREATE", labels: { cost: "fail" } }).body));
+    expect(res.allowed).toBe(false);
+    expect(responseOf(await call(pki, s.port, review({ operation: "CREATE" }).body)).allowed).toBe(true);
+    const m = await metricsText(pki, s.port);
+    expect(metricValue(m, "celmap_webhook_policy_invocations_total", { policy: "add-label", policy_binding: "add-label", outcome: "mutated" })).toBeGreaterThanOrEqual(1);
+    expect(metricValue(m, "celmap_webhook_policy_invocations_total", { policy: "add-label", outcome: "excluded" })).toBeGreaterThanOrEqual(1);
+    expect(metricValue(m, "celmap_webhook_policy_invocations_total", { policy: "cost-fail", outcome: "error" })).toBeGreaterThanOrEqual(1);
+    expect(metricValue(m, "celmap_webhook_policy_invocations_total", { policy: "cost-fail", outcome: "excluded" })).toBeGreaterThanOrEqual(1);
+    expect(metricValue(m, "apiserver_admission_match_condition_exclusions_total", { name: "cost-fail", kind: "policy", type: "validate", operation: "CREATE" })).toBeGreaterThanOrEqual(1);
+    expect(metricValue(m, "apiserver_mutating_admission_policy_check_total", { policy: "add-label", policy_binding: "add-label", error_type: "no_error" })).toBeGreaterThanOrEqual(1);
+  });
+
   it("cost limit with failurePolicy Ignore: admitted unchanged, the ignored error as a warning", async () => {
     const res = responseOf(await call(pki, s.port, review({ labels: { cost: "ignore" } }).body));
     expect(res.allowed).toBe(true);
