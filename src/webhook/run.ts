@@ -10,10 +10,11 @@
  * starts its graceful shutdown; the process exits when it has drained.
  */
 import cluster, { type Worker } from "node:cluster";
+import { fileURLToPath } from "node:url";
 import { AggregatorRegistry } from "prom-client";
 import type { Logger } from "pino";
-import { ClusterPolicySource, type ClusterSourceOptions } from "./cluster.js";
-import { FilePolicySource } from "./policies.js";
+import type { ClusterSourceOptions } from "./cluster.js";
+import { FilePolicySource, type PolicySource } from "./policies.js";
 import { defaultLogger, WebhookServer, type WebhookServerOptions } from "./server.js";
 import { readTlsMaterial } from "./tls.js";
 
@@ -30,6 +31,31 @@ export interface WebhookRunConfig extends Omit<WebhookServerOptions, "source" | 
 }
 
 const SHUTDOWN = "celmap:webhook:shutdown";
+/** The environment variable that carries a worker's configuration (JSON) from the primary. */
+export const WORKER_CONFIG_ENV = "CELMAP_WEBHOOK_WORKER_CONFIG";
+/**
+ * V8 flags of the worker processes, measured with `npm run bench:webhook-memory` (README): with
+ * V8's default heap sizing a worker under sustained load lets its old generation fill with
+ * promoted per-request garbage before collecting it (RSS 150-210 MB with 100 policies, for a live
+ * heap of about 26 MB); a 128 MB old-generation limit makes it collect earlier (RSS about 130 MB).
+ * 128 MB is 5 x the live heap with 100 policies; a 2.8 MB Pod (the apiserver's body limit is
+ * 3 MiB) through 100 policies was evaluated with a 64 MB limit. A flag given to the primary
+ * (command line or NODE_OPTIONS) wins over this default.
+ */
+export const WORKER_EXEC_ARGV: readonly string[] = ["--max-old-space-size=128"];
+
+/** The configuration a worker can rebuild from JSON, or undefined when it holds live objects (library use). */
+function workerConfigJson(config: WebhookRunConfig): string | undefined {
+  if (config.metrics !== undefined || config.catalog !== undefined || config.schemas !== undefined) return undefined;
+  return JSON.stringify(config);
+}
+
+/** A worker started by {@link runPrimary} through `worker.js`: reads its configuration and serves. */
+export async function runWorkerFromEnv(): Promise<number> {
+  const text = process.env[WORKER_CONFIG_ENV];
+  if (text === undefined || !cluster.isWorker) throw new Error(`celmap webhook worker: not started by the primary (${WORKER_CONFIG_ENV} is not set)`);
+  return runServer(JSON.parse(text) as WebhookRunConfig, true);
+}
 const METRICS_REQ = "celmap:webhook:metrics-req";
 const METRICS_RES = "celmap:webhook:metrics-res";
 
@@ -47,12 +73,18 @@ async function runServer(config: WebhookRunConfig, isWorker: boolean): Promise<n
   const logger: Logger = isWorker ? base.child({ worker: cluster.worker?.id }) : base;
   let metricsText: (() => Promise<string>) | undefined;
   if (isWorker) metricsText = askPrimaryForMetrics;
+  let source: PolicySource;
+  if (config.cluster !== undefined) {
+    // Loaded only in cluster mode: @kubernetes/client-node and its generated API models add about
+    // 40-60 MB of RSS to every process that imports them.
+    const { ClusterPolicySource } = await import("./cluster.js");
+    source = new ClusterPolicySource(config.cluster);
+  } else {
+    source = new FilePolicySource(config.paths, config.debounceMs !== undefined ? { debounceMs: config.debounceMs } : {});
+  }
   const server = new WebhookServer({
     ...config,
-    source:
-      config.cluster !== undefined
-        ? new ClusterPolicySource(config.cluster)
-        : new FilePolicySource(config.paths, config.debounceMs !== undefined ? { debounceMs: config.debounceMs } : {}),
+    source,
     logger,
     ...(metricsText !== undefined ? { metricsText } : {}),
   });
@@ -121,7 +153,18 @@ async function runPrimary(config: WebhookRunConfig, count: number): Promise<numb
   const aggregator = new AggregatorRegistry();
   let shuttingDown = false;
   const crashes: number[] = [];
-  const fork = (): Worker => cluster.fork();
+  // Workers run a slim entry point (worker.js: the webhook modules only, not the whole CLI) with the
+  // configuration in the environment, unless the configuration holds live objects (library use),
+  // in which case they re-run the primary's script as the cluster module does by default.
+  const configJson = workerConfigJson(config);
+  if (configJson !== undefined) {
+    const flags = WORKER_EXEC_ARGV.filter((f) => {
+      const name = f.split("=", 1)[0]!;
+      return ![...process.execArgv, ...(process.env["NODE_OPTIONS"] ?? "").split(/\s+/)].some((g) => g.split("=", 1)[0] === name);
+    });
+    cluster.setupPrimary({ exec: fileURLToPath(new URL("./worker.js", import.meta.url)), args: [], execArgv: [...process.execArgv, ...flags] });
+  }
+  const fork = (): Worker => cluster.fork(configJson !== undefined ? { [WORKER_CONFIG_ENV]: configJson } : {});
 
   cluster.on("message", (worker: Worker, m: Message) => {
     if (m?.type !== METRICS_REQ) return;

@@ -4,7 +4,7 @@
  * SIGTERM to the primary drains the workers and exits 0.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { Agent } from "node:https";
 import { join } from "node:path";
@@ -71,6 +71,12 @@ it("--workers 2: shared port, crashed worker restarted, aggregated metrics, SIGT
   await waitFor(() => listening().length === 2, 15_000, `two workers loaded (stderr: ${stderr})`);
   const workerPids = new Set(listening().map((l) => l.pid as number));
   expect(workerPids.size).toBe(2);
+  // Workers run the slim entry point (not the CLI) with the documented heap limit.
+  for (const pid of workerPids) {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    expect(cmdline.some((a) => a.endsWith("/webhook/worker.js"))).toBe(true);
+    expect(cmdline).toContain("--max-old-space-size=128");
+  }
 
   const agent = new Agent({ keepAlive: false });
   const send = async (n: number): Promise<number> => {
