@@ -6,6 +6,8 @@
 import { formatLoadError, loadPaths, toJsonNumbers, type LoadedDocument } from "../../io/load.js";
 import { jsonDiff, type JsonObject } from "../../admission/index.js";
 import { compileMutator, GROUP, System, translate, type MapApiVersion, type TranslateResult, type Verdict } from "../../translate/gatekeeper/index.js";
+import { translateMutatingPolicies, type TranslateKyvernoResult } from "../../translate/kyverno/index.js";
+import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException } from "../../policy/kyverno/index.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette, type Palette } from "../render/color.js";
@@ -23,7 +25,7 @@ const OPTIONS: readonly OptionSpec[] = [
     multiple: true,
     placeholder: "<file|dir>",
     description:
-      "Gatekeeper mutators (mutations.gatekeeper.sh v1, v1beta1, v1alpha1: Assign, AssignMetadata, ModifySet, AssignImage). YAML or JSON, several documents per file, List kinds; directories are read recursively (.yaml, .yml, .json).",
+      "Gatekeeper mutators (mutations.gatekeeper.sh v1, v1beta1, v1alpha1: Assign, AssignMetadata, ModifySet, AssignImage), and Kyverno MutatingPolicies, NamespacedMutatingPolicies and PolicyExceptions (policies.kyverno.io). YAML or JSON, several documents per file, List kinds; directories are read recursively (.yaml, .yml, .json).",
   },
   {
     name: "api-version",
@@ -72,7 +74,7 @@ const EXIT_HELP = `  0  translated (with --strict: every mutator exactly)
 
 export const translateCommand: Command = {
   name: "translate",
-  summary: "Translate Gatekeeper mutators into MutatingAdmissionPolicies and bindings, with a verdict per mutator.",
+  summary: "Translate Gatekeeper mutators and Kyverno MutatingPolicies into MutatingAdmissionPolicies and bindings, with a verdict per input.",
   usage:
     "celmap translate -f <mutators>... [--api-version v1|v1beta1|v1alpha1] [--min-kubernetes 1.32|…|1.36] " +
     "[--failure-policy Fail|Ignore] [-o yaml|json] [--strict]",
@@ -81,7 +83,12 @@ export const translateCommand: Command = {
     "in matchConstraints and matchConditions, JSONPatch mutations (ApplyConfiguration where provably equal), " +
     "interacting mutators grouped so Gatekeeper's order and passes are reproduced. Each mutator is validated as " +
     "Gatekeeper validates it, and the output is checked by celmap's own MAP validation. Try the result with " +
-    "'celmap eval', and compare with 'celmap eval --engine gatekeeper'.",
+    "'celmap eval', and compare with 'celmap eval --engine gatekeeper'. " +
+    "Kyverno MutatingPolicies get the MAP and binding Kyverno's generator would create (mpol-<name>, only for a " +
+    "cluster MutatingPolicy with spec.autogen.mutatingAdmissionPolicy.enabled, no pod-controller autogen and no " +
+    "useServerSideApply; exceptions' conditions negated into matchConditions), with a line per field that does not " +
+    "carry over (selectors, exclusions, partial exceptions, mutateExisting, audit annotations, Kyverno CEL libraries) " +
+    "where Kyverno drops it silently, or Kyverno's reason for not generating one.",
   options: OPTIONS,
   examples: [
     {
@@ -146,6 +153,19 @@ export function checkMutators(docs: readonly LoadedDocument[]): { mutators: unkn
   return { mutators, errors };
 }
 
+/**
+ * A MutatingPolicy's MAP generation: `MutatingPolicy/name: generated as mpol-name`, then one
+ * `... does not carry over at <field>: <why>` line per field, or `... not generated: <Kyverno's reason>`.
+ */
+export function formatKyvernoReport(r: TranslateKyvernoResult["reports"][number], p: Palette): string {
+  const head = `${r.policy}: `;
+  if (!r.generated) return `${head}${p.yellow("not generated")}: ${r.reason ?? ""}\n`;
+  const name = `mpol-${r.policy.slice(r.policy.indexOf("/") + 1)}`;
+  const lines = [`${head}${r.dropped.length === 0 ? p.green(`generated as ${name}`) : `generated as ${name}, with differences`}`];
+  for (const d of r.dropped) lines.push(`${head}${p.yellow("does not carry over")} at ${d.field}: ${d.message.replace(/^not carried over: /, "")}`);
+  return `${lines.join("\n")}\n`;
+}
+
 /** `Assign/name: exact` / `... difference at path: reason` / `... refused at path: reason`, with notes. */
 export function formatVerdict(v: Verdict, p: Palette): string {
   const head = `${v.mutator}: `;
@@ -184,19 +204,27 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   const loaded = loadPaths(fPaths, { numbers: "cel" });
   for (const e of loaded.errors) errors.push(`${formatLoadError(e)}${e.excerpt !== undefined ? `\n${e.excerpt.replace(/^/gm, "    ")}` : ""}`);
   const docs: LoadedDocument[] = [];
+  const kyvernoPolicies: unknown[] = [];
+  const kyvernoExceptions: unknown[] = [];
   for (const d of loaded.documents) {
     if (isGatekeeperMutator(d.value)) docs.push(d);
-    else {
+    else if (isKyvernoMutatingPolicy(d.value) || isKyvernoPolicyException(d.value)) {
+      const policy = isKyvernoMutatingPolicy(d.value);
+      const r = policy ? decodeMutatingPolicy(d.value) : decodePolicyException(d.value);
+      if (!r.ok) for (const e of r.errors) errors.push(`${where(d.source)}: ${e} (${String((d.value as JsonObject).kind)} rejected)`);
+      else (policy ? kyvernoPolicies : kyvernoExceptions).push(toJsonNumbers(d.value));
+    } else {
       const v = isObject(d.value) ? d.value : {};
       errors.push(
         `${where(d.source)}: kind: not a Gatekeeper mutator: ${JSON.stringify(`${String(v.apiVersion ?? "")} ${String(v.kind ?? "")}`)} ` +
-          `(expected apiVersion ${GROUP}/v1, v1beta1 or v1alpha1 and kind Assign, AssignMetadata, ModifySet or AssignImage)`,
+          `(expected apiVersion ${GROUP}/v1, v1beta1 or v1alpha1 and kind Assign, AssignMetadata, ModifySet or AssignImage, ` +
+          `or a Kyverno MutatingPolicy, NamespacedMutatingPolicy or PolicyException of policies.kyverno.io)`,
       );
     }
   }
   const checked = checkMutators(docs);
   errors.push(...checked.errors);
-  if (errors.length === 0 && docs.length === 0) errors.push(`${fPaths.join(", ")}: no mutators found (no YAML or JSON documents)`);
+  if (errors.length === 0 && docs.length === 0 && kyvernoPolicies.length === 0) errors.push(`${fPaths.join(", ")}: no mutators or MutatingPolicies found (no YAML or JSON documents)`);
   if (errors.length > 0) {
     for (const e of errors) io.stderr(`${errColor.red("error")}: ${e}\n`);
     io.stderr(`celmap translate: ${errors.length} input error${errors.length === 1 ? "" : "s"}; nothing translated\n`);
@@ -212,17 +240,37 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
     for (const i of t.issues) io.stderr(`${errColor.red("internal error")}: the translation does not validate: ${i}\n`);
     return ExitCode.internal;
   }
+  // Kyverno MutatingPolicies: the MAPs and bindings Kyverno would generate (kyverno.md §3.2).
+  const k: TranslateKyvernoResult = translateMutatingPolicies(kyvernoPolicies, { exceptions: kyvernoExceptions, apiVersion: `admissionregistration.k8s.io/${apiVersion}` });
+  const kPolicies = k.objects.filter((o) => o.kind === "MutatingAdmissionPolicy");
+  const kBindings = k.objects.filter((o) => o.kind === "MutatingAdmissionPolicyBinding");
+  const policies = [...t.policies, ...kPolicies];
+  const bindings = [...t.bindings, ...kBindings];
   if (output === "json") {
-    io.stdout(`${toExactJson({ policies: t.policies, bindings: t.bindings, verdicts: t.verdicts }, 2)}\n`);
+    io.stdout(`${toExactJson({ policies, bindings, verdicts: t.verdicts, ...(kyvernoPolicies.length > 0 ? { mutatingPolicies: k.reports } : {}) }, 2)}\n`);
   } else {
-    io.stdout([...t.policies, ...t.bindings].map((o) => toYaml(o)).join("---\n"));
+    io.stdout([...policies, ...bindings].map((o) => toYaml(o)).join("---\n"));
   }
   let exact = 0;
   for (const v of t.verdicts) {
     io.stderr(formatVerdict(v, errColor));
     if (v.verdict === "exact") exact++;
   }
+  let kExact = 0;
+  for (const r of k.reports) {
+    io.stderr(formatKyvernoReport(r, errColor));
+    if (r.generated && r.dropped.length === 0) kExact++;
+  }
+  if (kyvernoPolicies.length > 0) {
+    const m = k.reports.length;
+    io.stderr(
+      `celmap translate: ${m} MutatingPolic${m === 1 ? "y" : "ies"}: ${k.reports.filter((r) => r.generated).length} generated (${kExact} with everything carried over), ` +
+        `${k.reports.filter((r) => !r.generated).length} not generated\n`,
+    );
+  }
+  if (strict && kExact < k.reports.length) return 1;
   const n = t.verdicts.length;
+  if (n === 0) return ExitCode.ok;
   io.stderr(
     `celmap translate: ${n} mutator${n === 1 ? "" : "s"}: ${exact} exact, ${t.verdicts.filter((v) => v.verdict === "difference").length} with a difference, ` +
       `${t.verdicts.filter((v) => v.verdict === "refused").length} refused; ${t.policies.length} polic${t.policies.length === 1 ? "y" : "ies"}, ${t.bindings.length} binding${t.bindings.length === 1 ? "" : "s"}\n`,

@@ -93,6 +93,12 @@ export function generateMap(mpol: Json, options: GenerateMapOptions = {}): Gener
     if (!refs.some((r) => r?.name === name && r?.kind === "MutatingPolicy")) continue;
     const exName = ex?.metadata?.name ?? `exceptions[${i}]`;
     for (const c of ex.spec.matchConditions ?? []) conditions.push({ name: c.name, expression: `!(${c.expression})` });
+    if ((ex.spec.matchConditions ?? []).length > 1) {
+      dropped.push({
+        field: `PolicyException ${exName}: spec.matchConditions`,
+        message: "each condition is negated on its own (as Kyverno generates it): the MAP skips a resource when any of them holds, the exception only when all hold",
+      });
+    }
     for (const f of ["images", "allowedValues"] as const) {
       if (ex.spec[f] !== undefined) dropped.push({ field: `PolicyException ${exName}: spec.${f}`, message: "partial exceptions do not carry over: the MAP mutates those resources fully" });
     }
