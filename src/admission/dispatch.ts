@@ -25,11 +25,12 @@
  * 4. If the object changed, reinvocation bookkeeping.
  * End of pass: if any mutation succeeded, the end-of-pass reinvocation rule.
  *
- * The objects are plain JSON; CEL sees them through `fromJson` (integers are CEL ints). Version
+ * The objects are plain JSON; CEL sees them through `fromJsonLazy` (integers are CEL ints; objects
+ * are converted as far as expressions read them). Version
  * conversion is not modelled: an invocation matched through an equivalent resource sees the
  * request's object (request.kind/resource show the matched ones).
  */
-import { CelEvalError, fromJson, type CelValue } from "../cel/index.js";
+import { CelEvalError, fromJsonLazy, type CelValue } from "../cel/index.js";
 import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from "../cel/cost-runtime.js";
 import { authorizerBindings, type Authorizer } from "../cel/k8s/authz.js";
 import { jsonPatchOperations } from "../cel/k8s/jsonpatch.js";
@@ -198,7 +199,7 @@ function celView(schemas: SchemaRegistry, catalog: ResourceCatalog, memo: Reques
     let view = o;
     if (catalog.resourceForKind({ ...parseGV(apiVersion), kind })?.builtin === true) {
       const schema = schemas.forKind(apiVersion, kind);
-      if (schema !== undefined) view = withShell(o, goStructShell(o, schema));
+      if (schema !== undefined) view = withShell(o, goStructShell(o, schema), memo.views);
     }
     memo.views.set(o, view);
     return view;
@@ -208,13 +209,13 @@ function celView(schemas: SchemaRegistry, catalog: ResourceCatalog, memo: Reques
 function newVariables(compiled: CompiledPolicy, b: Bindings, object: JsonObject | null = b.object): CostedVariables {
   const cache = b.memo.cel;
   const values: Record<string, CelValue> = {
-    object: fromJson(b.view(object), cache),
-    oldObject: fromJson(b.view(b.oldObject), cache),
-    request: fromJson(b.request, cache),
-    namespaceObject: fromJson(b.namespaceObject, cache),
+    object: fromJsonLazy(b.view(object), cache),
+    oldObject: fromJsonLazy(b.view(b.oldObject), cache),
+    request: fromJsonLazy(b.request, cache),
+    namespaceObject: fromJsonLazy(b.namespaceObject, cache),
     ...b.authz,
   };
-  if (compiled.hasParams) values.params = fromJson(b.params, cache);
+  if (compiled.hasParams) values.params = fromJsonLazy(b.params, cache);
   return new CostedVariables(compiled.variables, (name) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined));
 }
 
@@ -327,11 +328,19 @@ function goStructShell(object: JsonObject, schema: SchemaNode): string[] {
   return SHELL_FIELDS.filter((f) => Object.prototype.hasOwnProperty.call(schema.f, f) && !Object.prototype.hasOwnProperty.call(object, f));
 }
 
-function withShell(object: JsonObject, added: readonly string[]): JsonObject {
+function withShell(object: JsonObject, added: readonly string[], metadataViews?: WeakMap<JsonObject, JsonObject>): JsonObject {
   const out: JsonObject = { ...object };
   for (const f of added) out[f] = {};
   const md = out.metadata;
-  if (isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) out.metadata = { ...md, creationTimestamp: null };
+  if (isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) {
+    // One view per metadata object, so that its CEL conversion is reused while it is unchanged.
+    let view = metadataViews?.get(md);
+    if (view === undefined) {
+      view = { ...md, creationTimestamp: null };
+      metadataViews?.set(md, view);
+    }
+    out.metadata = view;
+  }
   return out;
 }
 

@@ -108,6 +108,8 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 /** Resolves a paramKind's scope: the catalog's resource for that GVK. */
 export interface ParamKindResolver {
+  /** Changes whenever resolution may change (ResourceCatalog counts its additions); absent: never. */
+  readonly generation?: number;
   resourceForKind(
     gvk: GroupVersionKind,
   ): { readonly scope: ResourceScope; readonly gvr: GroupVersionResource; readonly served?: boolean } | undefined;
@@ -119,6 +121,32 @@ export function buildHooks<P extends PolicyLike, B extends BindingLike>(
   bindings: readonly B[],
   resolver: ParamKindResolver,
 ): HookSet<P, B> {
+  // Every request of a policy set pairs the same arrays: pair them once per (policies, bindings,
+  // resolver). Callers treat loaded policies and bindings as immutable.
+  let byBindings = hookCache.get(policies);
+  if (byBindings === undefined) hookCache.set(policies, (byBindings = new WeakMap()));
+  let byResolver = byBindings.get(bindings);
+  if (byResolver === undefined) byBindings.set(bindings, (byResolver = new WeakMap()));
+  // Revalidated cheaply against the things that can change in place: array lengths and the
+  // resolver's generation (a catalog gains CRDs).
+  const generation = resolver.generation ?? 0;
+  const hit = byResolver.get(resolver);
+  if (hit !== undefined && hit.generation === generation && hit.policies === policies.length && hit.bindings === bindings.length) return hit.set as HookSet<P, B>;
+  const set = pairHooks(policies, bindings, resolver);
+  byResolver.set(resolver, { set: set as HookSet<PolicyLike, BindingLike>, generation, policies: policies.length, bindings: bindings.length });
+  return set;
+}
+
+interface CachedHooks {
+  readonly set: HookSet<PolicyLike, BindingLike>;
+  readonly generation: number;
+  readonly policies: number;
+  readonly bindings: number;
+}
+
+const hookCache = new WeakMap<readonly PolicyLike[], WeakMap<readonly BindingLike[], WeakMap<ParamKindResolver, CachedHooks>>>();
+
+function pairHooks<P extends PolicyLike, B extends BindingLike>(policies: readonly P[], bindings: readonly B[], resolver: ParamKindResolver): HookSet<P, B> {
   const byPolicy = new Map<string, B[]>();
   for (const b of bindings) {
     const list = byPolicy.get(b.spec.policyName) ?? [];

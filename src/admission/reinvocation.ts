@@ -21,7 +21,8 @@ export function invocationKey(policy: string, binding: string, param: JsonObject
   const md = (param?.metadata ?? {}) as JsonObject;
   const ns = typeof md.namespace === "string" ? md.namespace : "";
   const name = typeof md.name === "string" ? md.name : "";
-  return JSON.stringify([policy, binding, ns, name]);
+  // NUL cannot occur in Kubernetes names, so the joined text is unambiguous.
+  return `${policy}\u0000${binding}\u0000${ns}\u0000${name}`;
 }
 
 export class ReinvocationState {

@@ -64,6 +64,16 @@ const OPERATORS: Readonly<Record<string, LabelOperator>> = { In: "in", NotIn: "n
 /** `metav1.LabelSelectorAsSelector`. */
 export function labelSelectorAsSelector(sel: LabelSelector | null | undefined): SelectorResult {
   if (sel === null || sel === undefined) return { ok: true, selector: NOTHING };
+  // Policies' selectors are parsed once: the same selector object is matched on every request.
+  let r = parsedSelectors.get(sel);
+  if (r === undefined) parsedSelectors.set(sel, (r = parseLabelSelector(sel)));
+  return r;
+}
+
+/** Parsed selectors by selector object (selectors are not modified once loaded). */
+const parsedSelectors = new WeakMap<LabelSelector, SelectorResult>();
+
+function parseLabelSelector(sel: LabelSelector): SelectorResult {
   const matchLabels = sel.matchLabels ?? {};
   const exprs = sel.matchExpressions ?? [];
   if (Object.keys(matchLabels).length + exprs.length === 0) return { ok: true, selector: EVERYTHING };

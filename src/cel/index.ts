@@ -82,7 +82,7 @@ export {
 export { CelEvalError, CelCompileError, type CelIssue } from "./errors.js";
 export { celEquals } from "./runtime/equality.js";
 export { typeOf } from "./runtime/type-of.js";
-export { fromJson, toJson, type JsonValue } from "./runtime/json.js";
+export { fromJson, fromJsonLazy, JsonObjectMap, toJson, type JsonValue } from "./runtime/json.js";
 export { STANDARD_LIBRARY } from "./std/index.js";
 export { OPTIONAL_LIBRARY } from "./ext/optionals.js";
 export { TWO_VAR_COMPREHENSIONS_LIBRARY } from "./ext/comprehensions.js";

@@ -217,8 +217,12 @@ export class ResourceCatalog {
     return new ResourceCatalog();
   }
 
+  /** Incremented by every change, so that results derived from the catalog can be cached. */
+  generation = 0;
+
   /** Registers (or replaces) one resource. */
   add(info: ResourceInfo): void {
+    this.generation++;
     const k = gvrKey(info.gvr);
     const old = this.byGVR.get(k);
     if (old !== undefined) {

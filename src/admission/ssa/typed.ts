@@ -258,12 +258,16 @@ export interface ValidateOptions {
 
 /** Validates `v` against `node`; the errors in walk order (object keys in insertion order). */
 export function validate(ctx: TypeContext, node: SchemaNode, v: JsonValue, opts: ValidateOptions): FieldError[] {
-  return validateValue(ctx, node, v, opts);
+  const errs = validateValue(ctx, node, v, opts);
+  return errs === NONE ? [] : errs;
 }
 
 function goValue(v: JsonValue, opts: ValidateOptions): GoValue {
   return v === null && opts.nullIsCelNull ? CEL_NULL : v;
 }
+
+/** No errors. Shared: callers only read the arrays these functions return. */
+const NONE: FieldError[] = [];
 
 function prefixed(prefix: string, errs: FieldError[]): FieldError[] {
   return errs.map((e) => ({ path: prefix + e.path, message: e.message }));
@@ -279,6 +283,7 @@ function validateValue(ctx: TypeContext, node: SchemaNode, raw: JsonValue, opts:
   else if (a.scalar !== undefined) errs = validateScalar(a.scalar, v);
   else if (a.list !== undefined) errs = validateList(ctx, a.list, raw, v, opts);
   else errs = [{ path: "", message: "schema error: invalid atom: inlined" }];
+  // (`errs` may be the shared NONE: never modified, only read.)
   if (memo !== undefined && errs.length === 0) memo.set(raw as object, node);
   return errs;
 }
@@ -301,32 +306,38 @@ export function scalarError(kind: ScalarKind, v: GoValue): string | undefined {
 
 function validateScalar(kind: ScalarKind, v: GoValue): FieldError[] {
   const err = scalarError(kind, v);
-  return err === undefined ? [] : [{ path: "", message: err }];
+  return err === undefined ? NONE : [{ path: "", message: err }];
 }
 
 function validateMap(ctx: TypeContext, m: MapAtom, raw: JsonValue, v: GoValue, opts: ValidateOptions): FieldError[] {
-  if (v === null) return [];
+  if (v === null) return NONE;
   if (!isJsonObject(v)) return [{ path: "", message: `expected map, got &{${goV(v)}}` }];
   const obj = raw as JsonObject;
-  const errs: FieldError[] = [];
+  let errs: FieldError[] = NONE;
   for (const key of Object.keys(obj)) {
-    const pe = `.${key}`;
     const t = m.field(key) ?? m.element;
     if (t === undefined) {
-      errs.push({ path: pe, message: "field not declared in schema" });
+      if (errs === NONE) errs = [];
+      errs.push({ path: `.${key}`, message: "field not declared in schema" });
       break;
     }
-    errs.push(...prefixed(pe, validateValue(ctx, t, obj[key] as JsonValue, opts)));
+    const sub = validateValue(ctx, t, obj[key] as JsonValue, opts);
+    if (sub.length > 0) {
+      if (errs === NONE) errs = [];
+      errs.push(...prefixed(`.${key}`, sub));
+    }
   }
   return errs;
 }
 
 function validateList(ctx: TypeContext, l: ListAtom, raw: JsonValue, v: GoValue, opts: ValidateOptions): FieldError[] {
-  if (v === null) return [];
+  if (v === null) return NONE;
   if (!Array.isArray(v)) return [{ path: "", message: `expected list, got &{${goV(v)}}` }];
   const list = raw as JsonValue[];
   const errs: FieldError[] = [];
-  const seen = new Set<string>();
+  // Keys are only compared when duplicates are errors; otherwise an element's path is only
+  // needed for the messages of its errors.
+  const seen = opts.allowDuplicates ? undefined : new Set<string>();
   for (let i = 0; i < list.length; i++) {
     const child = list[i] as JsonValue;
     let pe: PathElement;
@@ -338,11 +349,14 @@ function validateList(ctx: TypeContext, l: ListAtom, raw: JsonValue, v: GoValue,
         return errs;
       }
       pe = r;
-      const id = peId(pe);
-      if (seen.has(id) && !opts.allowDuplicates) errs.push({ path: "", message: `duplicate entries for key ${peString(pe)}` });
-      seen.add(id);
+      if (seen !== undefined) {
+        const id = peId(pe);
+        if (seen.has(id)) errs.push({ path: "", message: `duplicate entries for key ${peString(pe)}` });
+        seen.add(id);
+      }
     }
-    errs.push(...prefixed(peString(pe), validateValue(ctx, l.element, child, opts)));
+    const sub = validateValue(ctx, l.element, child, opts);
+    if (sub.length > 0) errs.push(...prefixed(peString(pe), sub));
   }
-  return errs;
+  return errs.length > 0 ? errs : NONE;
 }

@@ -140,6 +140,108 @@ function base64(b: Uint8Array): string {
   return btoa(s);
 }
 
+/**
+ * {@link fromJson} that converts objects on demand: an object becomes a {@link JsonObjectMap}, a
+ * CEL map whose entries are converted when it is first read (then all of that level at once;
+ * nested objects stay lazy). Arrays are converted at once, their object elements lazily. For large
+ * documents of which an expression reads a few fields (admission objects). `cache` as for
+ * `fromJson`; the same sharing rules apply: the JSON must not be modified in place afterwards.
+ */
+export function fromJsonLazy(value: unknown, cache?: WeakMap<object, CelValue>): CelValue {
+  if (typeof value !== "object" || value === null) return fromJson(value);
+  if (cache !== undefined) {
+    const hit = cache.get(value);
+    if (hit !== undefined) return hit;
+  }
+  let out: CelValue;
+  if (Array.isArray(value)) {
+    const list = new Array<CelValue>(value.length);
+    for (let i = 0; i < value.length; i++) list[i] = fromJsonLazy(value[i], cache);
+    out = list;
+  } else out = new JsonObjectMap(value as Record<string, unknown>, cache);
+  cache?.set(value, out);
+  return out;
+}
+
+/**
+ * A CEL map (a `Map`, as every CEL map is) over a JSON object, filled from it on first use. Every
+ * read goes through an overridden method, so it behaves as the map `fromJson` would build.
+ */
+export class JsonObjectMap extends Map<CelMapKey, CelValue> {
+  #json: Record<string, unknown> | undefined;
+  readonly #cache: WeakMap<object, CelValue> | undefined;
+
+  constructor(json: Record<string, unknown>, cache?: WeakMap<object, CelValue>) {
+    super();
+    this.#json = json;
+    this.#cache = cache;
+  }
+
+  #fill(): void {
+    const json = this.#json;
+    if (json === undefined) return;
+    this.#json = undefined;
+    for (const k of Object.keys(json)) {
+      const v = json[k];
+      if (v !== undefined) super.set(k, fromJsonLazy(v, this.#cache));
+    }
+  }
+
+  override get(key: CelMapKey): CelValue | undefined {
+    const json = this.#json;
+    // A single field read before the level is filled needs no fill.
+    if (json !== undefined && typeof key === "string") {
+      if (!Object.prototype.hasOwnProperty.call(json, key)) return undefined;
+      const v = json[key];
+      return v === undefined ? undefined : fromJsonLazy(v, this.#cache);
+    }
+    this.#fill();
+    return super.get(key);
+  }
+  override has(key: CelMapKey): boolean {
+    const json = this.#json;
+    if (json !== undefined && typeof key === "string") return Object.prototype.hasOwnProperty.call(json, key) && json[key] !== undefined;
+    this.#fill();
+    return super.has(key);
+  }
+  override get size(): number {
+    this.#fill();
+    return super.size;
+  }
+  override keys(): MapIterator<CelMapKey> {
+    this.#fill();
+    return super.keys();
+  }
+  override values(): MapIterator<CelValue> {
+    this.#fill();
+    return super.values();
+  }
+  override entries(): MapIterator<[CelMapKey, CelValue]> {
+    this.#fill();
+    return super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[CelMapKey, CelValue]> {
+    this.#fill();
+    return super[Symbol.iterator]();
+  }
+  override forEach(fn: (value: CelValue, key: CelMapKey, map: Map<CelMapKey, CelValue>) => void, thisArg?: unknown): void {
+    this.#fill();
+    super.forEach(fn, thisArg);
+  }
+  override set(key: CelMapKey, value: CelValue): this {
+    this.#fill();
+    return super.set(key, value);
+  }
+  override delete(key: CelMapKey): boolean {
+    this.#fill();
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.#json = undefined;
+    super.clear();
+  }
+}
+
 /** Fraction digits without trailing zeros, as Go's RFC3339Nano and cel-go's `string(duration)` print them. */
 function fraction(nanos: bigint): string {
   if (nanos === 0n) return "";
