@@ -2,7 +2,8 @@
  * A small offline runner for Kyverno's chainsaw tests of mutating policies (kyverno v1.19.0
  * `test/conformance/chainsaw/...`, kyverno.md §6.2 classes A and B): it reads a case's
  * `chainsaw-test.yaml` and plays its steps against an in-memory cluster whose admission chain
- * is celmap's Kyverno MutatingPolicy evaluator (with pod-controller autogen and PolicyExceptions).
+ * is celmap's admission pipeline (`evaluate`) with Kyverno's webhook as its stage after the MAP plugin
+ * (`kyvernoWebhookStage`: MutatingPolicies with pod-controller autogen and PolicyExceptions).
  *
  * What a step does here, as chainsaw does it against a cluster with Kyverno installed:
  * - `create` / `apply` (a file or an inline `resource`), and the step template `create-policy.yaml`
@@ -29,8 +30,8 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { evaluateMutatingPolicies, type KyvernoContext, type KyvernoOutcome } from "../../src/admission/kyverno/index.js";
-import { gvkOfObject, newAdmissionRequest, type GroupVersionKind, type JsonObject } from "../../src/admission/index.js";
+import { kyvernoWebhookStage, type KyvernoContext, type KyvernoOutcome } from "../../src/admission/kyverno/index.js";
+import { evaluate, gvkOfObject, newAdmissionRequest, type GroupVersionKind, type JsonObject } from "../../src/admission/index.js";
 import {
   liveHttpResult,
   OfflineGlobalContextProvider,
@@ -138,8 +139,8 @@ export interface OpReport {
 
 export interface CaseReport {
   readonly ops: readonly OpReport[];
-  /** Every admission of an object: which policy did what. */
-  readonly admissions: readonly { object: string; outcomes: readonly KyvernoOutcome[] }[];
+  /** Every admission of an object: which policy did what (pass 1; outcomes without their objects). */
+  readonly admissions: readonly { object: string; outcomes: readonly Omit<KyvernoOutcome, "object">[] }[];
   readonly passed: boolean;
   /** The cluster after the last step. */
   readonly cluster: Cluster;
@@ -194,7 +195,7 @@ export function runChainsawCase(dir: string, options: RunOptions = {}): CaseRepo
   const { session } = buildSession([]);
   const cluster = new Cluster();
   const ops: OpReport[] = [];
-  const admissions: { object: string; outcomes: readonly KyvernoOutcome[] }[] = [];
+  const admissions: { object: string; outcomes: readonly Omit<KyvernoOutcome, "object">[] }[] = [];
   const policies: MutatingPolicy[] = [];
   const exceptions: PolicyException[] = [];
 
@@ -278,9 +279,19 @@ export function runChainsawCase(dir: string, options: RunOptions = {}): CaseRepo
       session.catalog,
     );
     if (!req.ok) return req.error;
-    const run = evaluateMutatingPolicies(req.request, policies, ctx());
-    admissions.push({ object: `${String(o.kind)} ${meta(o, "namespace")}/${meta(o, "name")}`, outcomes: run.outcomes });
-    if (!run.allowed) return `admission webhook denied the request: ${run.errors.join("; ")}`;
+    // The apiserver's admission chain (no MAPs here), with Kyverno's webhook after the MAP plugin.
+    const run = evaluate(req.request, {
+      policies: [],
+      bindings: [],
+      webhooks: [kyvernoWebhookStage(policies, ctx())],
+      catalog: session.catalog,
+      schemas: session.schemas,
+      namespaces: (n) => cluster.get("v1", "Namespace", "", n),
+      ...(session.defaulter !== undefined ? { options: { defaulter: session.defaulter } } : {}),
+    });
+    const outcomes = (run.trace.passes[0]?.webhooks?.[0]?.data ?? []) as Omit<KyvernoOutcome, "object">[];
+    admissions.push({ object: `${String(o.kind)} ${meta(o, "namespace")}/${meta(o, "name")}`, outcomes });
+    if (!run.allowed) return run.status?.message ?? "denied";
     store(run.object ?? input);
     return undefined;
   };
