@@ -12,22 +12,34 @@
  * ordered as Gatekeeper's System orders them (kind, then name). Mutators that interfere (they
  * can apply to the same kind and either their locations interact ({@link locationsInteract}:
  * writes, pathTests and globs are all prefixes of the location) or one is an AssignMetadata
- * and the other reads labels through a label/namespace selector) are grouped with union-find:
+ * writing a label the other's label/namespace selector reads) are grouped with union-find:
  *
  * - a group of one → one policy: `matchConstraints` (resource rules from `applyTo`,
  *   `match.namespaceSelector`, matchPolicy Exact) + `matchConditions` (applyTo with its
  *   operations, kinds, scope, namespaces, excludedNamespaces, labelSelector, name) + one
  *   JSONPatch mutation. Each translated mutation is idempotent, which is what Gatekeeper's
- *   second pass checks, so one pass is Gatekeeper's fixpoint;
+ *   second pass checks, so one pass is Gatekeeper's fixpoint (AssignImage gets two: Gatekeeper's
+ *   image parser takes two passes to settle a malformed reference such as `a/b:c/d`);
  * - a larger group → one policy whose mutations are the group's mutators in Gatekeeper order,
  *   each guarded by its full match predicate (namespaceSelector through `namespaceObject`),
- *   repeated N times (N = number of mutators in the system; Gatekeeper allows N+1 passes, the
- *   last of which must change nothing, so a set Gatekeeper accepts reaches its fixpoint within
- *   N passes, and further passes change nothing). A set that never converges is rejected by
- *   Gatekeeper (`mutation not converging`) but keeps the result of N passes here: a pass
- *   changing nothing is a property of the whole pass (writes can cancel out within it), which a
- *   MAP cannot observe. With Assign/AssignMetadata/ModifySet/AssignImage (all idempotent,
- *   existence-only tests) we know of no such set; it is stated as a note on grouped mutators.
+ *   repeated for as many passes as `passes.ts` proves enough from what each mutator reads and
+ *   writes (creating a list element another one globs over, writing a label a selector reads,
+ *   writers of one cell whose composition settles in a known number of passes), a mutator
+ *   appearing only in the passes where it can still change something. When the analysis
+ *   cannot bound the passes, N (the number of mutators in the system): Gatekeeper allows N+1
+ *   passes, the last of which must change nothing, so a set Gatekeeper accepts reaches its
+ *   fixpoint within N passes, and further passes change nothing. A set that never converges is
+ *   rejected by Gatekeeper (`mutation not converging`) but keeps the result of N passes there:
+ *   a pass changing nothing is a property of the whole pass (writes can cancel out within it),
+ *   which a MAP cannot observe. With Assign/AssignMetadata/ModifySet/AssignImage (all
+ *   idempotent, existence-only tests) we know of no such set; it is stated as a note on
+ *   grouped mutators.
+ *
+ * Policies are `reinvocationPolicy: Never` by default, as Gatekeeper's webhook is registered:
+ * they reach Gatekeeper's fixpoint by themselves (groups are independent of each other), so the
+ * apiserver's second round could only re-run them after another plugin changed the object,
+ * which Gatekeeper does not do either (option `reinvocationPolicy: IfNeeded` for an
+ * installation that does).
  *
  * Expressions are JSONPatch built at run time (`mutations.ts`, `location.ts`), except
  * AssignMetadata, which is an ApplyConfiguration because that is provably the same there
@@ -58,7 +70,7 @@ import { SchemaDB } from "../schema.js";
 import { byteCompare } from "../value.js";
 import { comment, Names } from "./cel.js";
 import { mutationCel } from "./mutations.js";
-import { labelWritten, passesNeeded, readsLabel } from "./passes.js";
+import { labelWritten, readsLabel, schedule } from "./passes.js";
 import { schemaProblems } from "./schema-check.js";
 import { applyToCel, matchConditions, namespaceSelectorGuard, resourceRules, wildcardCel, IS_NS, type Condition } from "./scope.js";
 import type { LabelSelector } from "../types.js";
@@ -108,6 +120,14 @@ export interface TranslateOptions {
   readonly minKubernetes?: string;
   /** `Fail` (default; Gatekeeper's webhook error rejects the request) or `Ignore`. */
   readonly failurePolicy?: "Fail" | "Ignore";
+  /**
+   * The policies' `reinvocationPolicy`: `Never` (default), as Gatekeeper's mutating webhook is
+   * registered by default — the policies reach Gatekeeper's fixpoint on their own, so the
+   * apiserver's second round would only re-run them after other admission plugins changed the
+   * object, which Gatekeeper does not do; `IfNeeded` for a Gatekeeper installed with
+   * `mutatingWebhookReinvocationPolicy: IfNeeded`.
+   */
+  readonly reinvocationPolicy?: "Never" | "IfNeeded";
   /** Prefix of policy and binding names (default `gatekeeper-`). */
   readonly namePrefix?: string;
   /** Kind → resource for resource rules (default: the built-in catalog; unknown kinds get `*`). */
@@ -321,6 +341,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
   const [maj, min] = minVersionOf(options);
   const hasFlatten = maj > 1 || min >= 34;
   const failurePolicy = options.failurePolicy ?? "Fail";
+  const reinvocation = options.reinvocationPolicy ?? "Never";
   const prefix = options.namePrefix ?? "gatekeeper-";
   const catalog = options.catalog ?? ResourceCatalog.builtin();
   const verdicts: Verdict[] = [];
@@ -452,6 +473,9 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     if (group.length === 1) {
       const e = group[0]!;
       const m = e.m;
+      // Alone, a mutator is idempotent, except AssignImage on a malformed reference (`a/b:c/d`
+      // takes Gatekeeper two passes to settle).
+      passes = schedule([m])?.passes ?? 1;
       const constraints: JsonObject = { resourceRules: resourceRules(m, catalog), matchPolicy: "Exact" };
       const nsSel = andSelectors(webhook.selector, m.match.namespaceSelector);
       if (nsSel !== undefined) constraints.namespaceSelector = nsSel;
@@ -460,8 +484,10 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         matchConstraints: constraints,
         ...(conds.length > 0 ? { matchConditions: conds } : {}),
         failurePolicy,
-        reinvocationPolicy: "IfNeeded",
-        mutations: [mutationEntry(e.patchType!, `${header(m)}\n${e.expression!}`)],
+        reinvocationPolicy: reinvocation,
+        mutations: Array.from({ length: passes }, (_, i) =>
+          mutationEntry(e.patchType!, `${i === 0 ? header(m) : comment(`Gatekeeper pass ${i + 1} of ${passes}: ${m.kind} "${m.id.name}", as in pass 1`)}\n${e.expression!}`),
+        ),
       };
     } else {
       const rules: Record<string, unknown>[] = [];
@@ -482,10 +508,13 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         const none = e.patchType === "JSONPatch" ? "[]" : "Object{}";
         return conds.length === 0 ? e.expression! : `(${conds.join(" &&\n ")}) ?\n${e.expression!} :\n${none}`;
       });
-      passes = Math.min(systemSize, passesNeeded(ms) ?? systemSize);
+      const sched = schedule(ms);
+      passes = Math.min(systemSize, sched?.passes ?? systemSize);
+      const lastPass = sched !== undefined && sched.passes <= systemSize ? sched.lastPass : ms.map(() => passes);
       const mutations: JsonObject[] = [];
       for (let pass = 1; pass <= passes; pass++) {
         group.forEach((e, i) => {
+          if (pass > lastPass[i]!) return;
           const where = `Gatekeeper pass ${pass} of ${passes} (mutator ${i + 1} of ${group.length} in this group)`;
           // Later passes repeat the first one's expression; a one-line header keeps them small.
           const head = pass === 1 ? header(e.m, where) : comment(`${where}: ${e.m.kind} "${e.m.id.name}", as in pass 1`);
@@ -496,7 +525,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         matchConstraints: { resourceRules: rules, matchPolicy: "Exact", ...(webhook.selector !== undefined ? { namespaceSelector: webhook.selector } : {}) },
         ...(webhook.conditions.length > 0 ? { matchConditions: webhook.conditions } : {}),
         failurePolicy,
-        reinvocationPolicy: "IfNeeded",
+        reinvocationPolicy: reinvocation,
         mutations,
       };
     }

@@ -189,9 +189,35 @@ export function influence(i: Mutator, j: Mutator): Influence {
   return { actAct, valAct, valVal, sameCell };
 }
 
+/** Whether the cells `i` and `j` write may overlap (one location ends on or inside the other's). */
+export function cowrites(i: Mutator, j: Mutator): boolean {
+  const pi = i.path.nodes;
+  const pj = j.path.nodes;
+  const n = Math.min(pi.length, pj.length);
+  for (let d = 0; d < n; d++) {
+    const a = alias(pi[d]!, pj[d]!);
+    if (a === "conflict") return true;
+    if (a === "no") return false;
+  }
+  return true;
+}
+
 interface Edge {
   readonly to: number;
   readonly sameCell: boolean;
+}
+
+/** Which passes a group's mutations appear in. */
+export interface Schedule {
+  /** Passes to emit (Gatekeeper's pass `passes + 1` would change nothing). */
+  readonly passes: number;
+  /**
+   * Per mutator (group order): the last pass it has to appear in. In a later pass its run
+   * would change nothing: what it reads is what it read in the previous pass, and nothing else
+   * wrote where it writes since (writers of overlapping cells are scheduled together, and as
+   * long as anything reading those cells still runs).
+   */
+  readonly lastPass: readonly number[];
 }
 
 /**
@@ -199,8 +225,18 @@ interface Edge {
  * Gatekeeper's order), or undefined when the analysis cannot bound it.
  */
 export function passesNeeded(group: readonly Mutator[]): number | undefined {
+  return schedule(group)?.passes;
+}
+
+/** {@link passesNeeded} with the passes each mutator has to appear in. */
+export function schedule(group: readonly Mutator[]): Schedule | undefined {
   const k = group.length;
-  if (k <= 1) return 1;
+  if (k === 0) return { passes: 1, lastPass: [] };
+  if (k === 1) {
+    // Alone, a mutator is idempotent, except AssignImage on a malformed reference (two runs).
+    const twice = terminalKind(group[0]!) === "image";
+    return { passes: twice ? 2 : 1, lastPass: [twice ? 2 : 1] };
+  }
   // Node 2x = act(x), 2x + 1 = val(x).
   const adj: Edge[][] = Array.from({ length: 2 * k }, () => []);
   for (let x = 0; x < k; x++) adj[2 * x]!.push({ to: 2 * x + 1, sameCell: false });
@@ -256,7 +292,34 @@ export function passesNeeded(group: readonly Mutator[]): number | undefined {
     stOut[ci] = out;
     r = Math.max(r, end);
   }
-  return r;
+  // Last passes: a mutator's own stabilisation, shared by writers of overlapping cells; a
+  // family of several such writers also runs as long as anything reading what they write.
+  const need = group.map((_, x) => Math.min(r, stOut[compOf[2 * x + 1]!]!));
+  const family = group.map((_, x) => x);
+  const findF = (x: number): number => (family[x] === x ? x : (family[x] = findF(family[x]!)));
+  for (let x = 0; x < k; x++) for (let y = x + 1; y < k; y++) if (cowrites(group[x]!, group[y]!)) family[findF(y)] = findF(x);
+  const members = new Map<number, number[]>();
+  for (let x = 0; x < k; x++) {
+    const f = findF(x);
+    if (!members.has(f)) members.set(f, []);
+    members.get(f)!.push(x);
+  }
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const ms of members.values()) {
+      let m = Math.max(...ms.map((x) => need[x]!));
+      if (ms.length > 1) {
+        for (const x of ms) for (const v of [2 * x, 2 * x + 1]) for (const e of adj[v]!) if (e.to >> 1 !== x) m = Math.max(m, need[e.to >> 1]!);
+      }
+      for (const x of ms) {
+        if (need[x]! < m) {
+          need[x] = m;
+          changed = true;
+        }
+      }
+    }
+  }
+  return { passes: r, lastPass: need };
 }
 
 /** Tarjan's strongly connected components (iterative), in reverse topological order. */
