@@ -17,7 +17,17 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, watch, type Dirent, type FSWatcher } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { compilePolicy, inMemoryParamSource, policyCompileHook, type JsonObject, type ParamSource } from "../admission/index.js";
-import { formatLoadError, listInputFiles, parseDocuments, type LoadedDocument } from "../io/load.js";
+import { formatLoadError, listInputFiles, parseDocuments, toJsonNumbers, type LoadedDocument } from "../io/load.js";
+import { mutatingPolicyCompileErrors } from "../admission/kyverno/index.js";
+import {
+  decodeMutatingPolicy,
+  decodePolicyException,
+  isKyvernoMutatingPolicy,
+  isKyvernoPolicyException,
+  type MutatingPolicy,
+  type PolicyException,
+} from "../policy/kyverno/index.js";
+import { compileMutator, GROUP as GATEKEEPER_GROUP, translate as translateGatekeeper } from "../translate/gatekeeper/index.js";
 import {
   collectPolicies,
   type ValidMutatingAdmissionPolicy,
@@ -32,6 +42,11 @@ export interface PolicyContent {
   readonly params: readonly JsonObject[];
   /** Namespace objects by name (for namespaceSelector and `namespaceObject`). */
   readonly namespaces: readonly JsonObject[];
+  /** Kyverno MutatingPolicies and NamespacedMutatingPolicies (decoded, defaulted, CEL compiled), run as Kyverno's webhook after MAP. */
+  readonly kyvernoPolicies?: readonly MutatingPolicy[];
+  readonly kyvernoExceptions?: readonly PolicyException[];
+  /** Not errors, but worth a log line: Gatekeeper mutators left out (refused) or translated with a difference. */
+  readonly notes?: readonly string[];
   /** Identifies the content (e.g. a digest of the files); an update with the same one is not a change. */
   readonly digest: string;
   /** Where it came from, for logs. */
@@ -61,6 +76,10 @@ export interface PolicySnapshot {
   readonly params: ParamSource;
   /** Namespaces from the sources; unknown names are looked up as bare namespaces (see review.ts). */
   readonly namespaces: ReadonlyMap<string, JsonObject>;
+  readonly kyvernoPolicies: readonly MutatingPolicy[];
+  readonly kyvernoExceptions: readonly PolicyException[];
+  /** Notes of the load (Gatekeeper mutators refused or translated with a difference). */
+  readonly notes: readonly string[];
   readonly digest: string;
   readonly origin: string;
   readonly loadedAt: Date;
@@ -125,6 +144,9 @@ export class PolicyStore {
       bindings: c.bindings,
       params: inMemoryParamSource(c.params),
       namespaces,
+      kyvernoPolicies: c.kyvernoPolicies ?? [],
+      kyvernoExceptions: c.kyvernoExceptions ?? [],
+      notes: c.notes ?? [],
       digest: c.digest,
       origin: c.origin,
       loadedAt: new Date(),
@@ -146,22 +168,103 @@ function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+function where(d: LoadedDocument): string {
+  const s = d.source;
+  return `${s.file}${s.line !== undefined ? `:${s.line}` : ""}`;
+}
+
+/** Integral JSON numbers → bigint (the loader's CEL number mode), deeply: translated policies as if read from YAML. */
+function toCelNumbers(v: unknown): unknown {
+  if (typeof v === "number") return Number.isSafeInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return v.map(toCelNumbers);
+  if (isObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = toCelNumbers(x);
+    return out;
+  }
+  return v;
+}
+
+function isGatekeeperMutator(v: unknown): boolean {
+  return isObject(v) && typeof v.apiVersion === "string" && v.apiVersion.startsWith(`${GATEKEEPER_GROUP}/`);
+}
+
 /**
- * Sorts loaded documents into policy contents, as `celmap` does for its other commands: MAPs and
- * bindings are decoded, defaulted and validated (CEL compiled) as the apiserver would on create;
- * any rejection makes the whole update an error. Namespaces (`v1 Namespace`) become namespaces;
- * every other object with a name is a param candidate.
+ * Sorts loaded documents into policy contents, as `celmap eval` does:
+ *
+ * - MAPs and bindings are decoded, defaulted and validated (CEL compiled) as the apiserver would on create;
+ * - Kyverno MutatingPolicies / NamespacedMutatingPolicies (policies.kyverno.io) and PolicyExceptions
+ *   are decoded and their CEL compiled in Kyverno's environment, as Kyverno's admission validation does;
+ * - Gatekeeper mutators (mutations.gatekeeper.sh) are validated as Gatekeeper does and translated
+ *   into MAPs and bindings (`celmap translate`, failurePolicy Fail); refused mutators are left out
+ *   and reported as notes, as `celmap eval` warns about them;
+ * - `v1 Namespace` objects become namespaces; every other object with a name is a param candidate.
+ *
+ * Any rejection makes the whole update an error.
  */
 export function contentFromDocuments(docs: readonly LoadedDocument[], origin: string, digest: string): SourceUpdate {
-  const set = collectPolicies(docs, { compileExpression: policyCompileHook });
-  if (set.failures.length > 0) {
-    const errors = set.failures.map((f) => {
-      const s = f.source;
-      const where = s === undefined ? "" : `${s.file}${s.line !== undefined ? `:${s.line}` : ""}: `;
-      return `${where}${f.message}`;
-    });
-    return { ok: false, origin, errors };
+  const errors: string[] = [];
+  const notes: string[] = [];
+  const rest: LoadedDocument[] = [];
+  const mutators: unknown[] = [];
+  const mutatorDocs = new Map<string, LoadedDocument>();
+  const kyvernoPolicies: MutatingPolicy[] = [];
+  const kyvernoExceptions: PolicyException[] = [];
+  for (const d of docs) {
+    const v = d.value;
+    if (isGatekeeperMutator(v)) {
+      const json = toJsonNumbers(v);
+      const c = compileMutator(json);
+      if (!c.ok) {
+        for (const i of c.issues) errors.push(`${where(d)}: ${i.path.toString() !== "" ? `${i.path.toString()}: ` : ""}${i.message}`);
+        continue;
+      }
+      const o = json as { kind?: unknown; metadata?: { name?: unknown } };
+      mutatorDocs.set(`${String(o.kind)}/${String(o.metadata?.name)}`, d);
+      mutators.push(json);
+    } else if (isKyvernoMutatingPolicy(v)) {
+      const r = decodeMutatingPolicy(v);
+      if (!r.ok) {
+        errors.push(...r.errors.map((e) => `${where(d)}: ${e}`));
+        continue;
+      }
+      const compileErrors = mutatingPolicyCompileErrors(r.value);
+      if (compileErrors.length > 0) {
+        errors.push(...compileErrors.map((e) => `${where(d)}: ${e}`));
+        continue;
+      }
+      kyvernoPolicies.push(r.value);
+    } else if (isKyvernoPolicyException(v)) {
+      const r = decodePolicyException(v);
+      if (!r.ok) errors.push(...r.errors.map((e) => `${where(d)}: ${e}`));
+      else kyvernoExceptions.push(r.value);
+    } else {
+      rest.push(d);
+    }
   }
+  if (mutators.length > 0 && errors.length === 0) {
+    const t = translateGatekeeper(mutators, {});
+    errors.push(...t.issues.map((i) => `internal error: the translation of the Gatekeeper mutators does not validate: ${i}`));
+    for (const v of t.verdicts) {
+      if (v.verdict === "exact") continue;
+      const reasons = v.reasons.map((r) => `${r.path !== "" ? `${r.path}: ` : ""}${r.message}`).join("; ");
+      notes.push(`${v.mutator}: ${v.verdict === "refused" ? "refused, not enforced" : "translated with a difference"}${reasons !== "" ? `: ${reasons}` : ""}`);
+    }
+    for (const o of [...t.policies, ...t.bindings]) {
+      const md = isObject(o.metadata) ? o.metadata : {};
+      const ann = isObject(md.annotations) ? md.annotations : {};
+      const first = String(ann["celmap.io/gatekeeper-mutators"] ?? "").split(",")[0]!.trim();
+      const from = mutatorDocs.get(first) ?? [...mutatorDocs.values()][0]!;
+      rest.push({ value: toCelNumbers(o), source: from.source, locate: () => undefined } as LoadedDocument);
+    }
+  }
+  const set = collectPolicies(rest, { compileExpression: policyCompileHook });
+  for (const f of set.failures) {
+    const s = f.source;
+    const at = s === undefined ? "" : `${s.file}${s.line !== undefined ? `:${s.line}` : ""}: `;
+    errors.push(`${at}${f.message}`);
+  }
+  if (errors.length > 0) return { ok: false, origin, errors };
   const params: JsonObject[] = [];
   const namespaces: JsonObject[] = [];
   for (const d of set.others) {
@@ -176,6 +279,9 @@ export function contentFromDocuments(docs: readonly LoadedDocument[], origin: st
       bindings: set.bindings.map((b) => b.object),
       params,
       namespaces,
+      ...(kyvernoPolicies.length > 0 ? { kyvernoPolicies } : {}),
+      ...(kyvernoExceptions.length > 0 ? { kyvernoExceptions } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
       digest,
       origin,
     },

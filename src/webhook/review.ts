@@ -31,6 +31,8 @@ import {
 } from "../admission/request.js";
 import { evaluate, type EvaluateResult, type JsonObject, type JsonValue, type ResourceCatalog, type Trace } from "../admission/index.js";
 import type { SchemaRegistry } from "../kube/schema.js";
+import { kyvernoWebhookStage, type KyvernoOutcome } from "../admission/kyverno/index.js";
+import type { MutatingPolicy } from "../policy/kyverno/index.js";
 import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
 import type { PolicySnapshot } from "./policies.js";
 
@@ -98,6 +100,13 @@ export interface ReviewReply {
   readonly operation?: string;
 }
 
+/** A Kyverno policy's name in metrics: `name`, or `namespace/name` for a NamespacedMutatingPolicy. */
+export function kyvernoPolicyName(p: { readonly policy?: string; readonly namespace?: string | undefined; readonly metadata?: { readonly name?: string; readonly namespace?: string } }): string {
+  const name = p.policy ?? p.metadata?.name ?? "";
+  const ns = p.namespace ?? p.metadata?.namespace;
+  return ns !== undefined && ns !== "" && !name.includes("/") ? `${ns}/${name}` : name;
+}
+
 /** What the metrics need from a trace: per-mutation checks, per-invocation outcomes, matchCondition errors and exclusions. */
 export function observationsOf(trace: Trace): Pick<ReviewReply, "checks" | "invocations" | "matchConditions"> {
   const checks: PolicyCheck[] = [];
@@ -131,6 +140,15 @@ export function observationsOf(trace: Trace): Pick<ReviewReply, "checks" | "invo
       else if (mutationError) outcome = "error";
       else outcome = inv.changed ? "mutated" : "unchanged";
       invocations.push({ policy: inv.policy, binding: inv.binding, outcome });
+    }
+    // Kyverno MutatingPolicies (the webhook stage's outcomes): binding "" (they have none).
+    for (const w of pass.webhooks ?? []) {
+      if (w.name !== "kyverno" || !Array.isArray(w.data)) continue;
+      for (const o of w.data as readonly Omit<KyvernoOutcome, "object">[]) {
+        if (o.result === "nomatch") continue;
+        const outcome: InvocationOutcome = o.result === "error" ? "error" : o.result === "skip" ? "excluded" : o.changed ? "mutated" : "unchanged";
+        invocations.push({ policy: kyvernoPolicyName(o), binding: "", outcome });
+      }
     }
   }
   return { checks, invocations, matchConditions };
@@ -364,12 +382,20 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
   if (env.now() > env.deadline) return serverFailure("timeout", 504, "Timeout", "request deadline exceeded before evaluation");
 
   let result: EvaluateResult;
+  const namespaces = (name: string): JsonObject => snapshot.namespaces.get(name) ?? bareNamespace(name);
   try {
+    // Kyverno MutatingPolicies run as Kyverno's mutating webhook after the MAP plugin, as
+    // `celmap eval` runs them (the stage keeps per-request state: a new one per request).
+    const webhooks =
+      snapshot.kyvernoPolicies.length > 0
+        ? [kyvernoWebhookStage(snapshot.kyvernoPolicies, { catalog: s.catalog, schemas: s.schemas, namespaces, exceptions: snapshot.kyvernoExceptions })]
+        : [];
     result = evaluate(request, {
+      webhooks,
       policies: snapshot.policies,
       bindings: snapshot.bindings,
       params: snapshot.params,
-      namespaces: (name) => snapshot.namespaces.get(name) ?? bareNamespace(name),
+      namespaces,
       catalog: s.catalog,
       schemas: s.schemas,
     });

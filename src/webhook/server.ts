@@ -28,7 +28,7 @@ import { ResourceCatalog } from "../admission/index.js";
 import { SchemaRegistry } from "../kube/schema.js";
 import { WebhookMetrics } from "./metrics.js";
 import { PolicyStore, type PolicySource, type StoreEvent } from "./policies.js";
-import { earlyFailureBody, handleReview, type FailurePolicy, type ReviewReply, type ReviewSettings } from "./review.js";
+import { earlyFailureBody, handleReview, kyvernoPolicyName, type FailurePolicy, type ReviewReply, type ReviewSettings } from "./review.js";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles } from "./tls.js";
 
 export const DEFAULT_PORT = 8443;
@@ -206,9 +206,19 @@ export class WebhookServer {
       m.policies.set({ kind: "MutatingAdmissionPolicy" }, s.policies.length);
       m.policies.set({ kind: "MutatingAdmissionPolicyBinding" }, s.bindings.length);
       m.policies.set({ kind: "Namespace" }, s.namespaces.size);
-      m.retainPolicies(new Set(s.policies.map((p) => p.metadata.name)));
+      m.policies.set({ kind: "MutatingPolicy" }, s.kyvernoPolicies.length);
+      m.policies.set({ kind: "PolicyException" }, s.kyvernoExceptions.length);
+      m.retainPolicies(new Set([...s.policies.map((p) => p.metadata.name), ...s.kyvernoPolicies.map(kyvernoPolicyName)]));
       this.logger.info(
-        { event: "policies_loaded", generation: s.generation, policies: s.policies.length, bindings: s.bindings.length, origin: s.origin },
+        {
+          event: "policies_loaded",
+          generation: s.generation,
+          policies: s.policies.length,
+          bindings: s.bindings.length,
+          kyvernoPolicies: s.kyvernoPolicies.length,
+          origin: s.origin,
+          ...(s.notes.length > 0 ? { notes: s.notes } : {}),
+        },
         e.previous === undefined ? "policy set loaded" : "policy set reloaded",
       );
     } else if (e.type === "unchanged") {

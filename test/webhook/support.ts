@@ -114,6 +114,50 @@ export function labelPolicy(name: string, label: string, valueExpr: string, extr
   return policyYaml({ name, mutation: `Object{metadata: Object.metadata{labels: {${JSON.stringify(label)}: ${valueExpr}}}}`, ...extra });
 }
 
+/** A Kyverno MutatingPolicy (policies.kyverno.io/v1) adding `label: value` (a CEL string expression) to every pod. */
+export function kyvernoPolicyYaml(name: string, label: string, valueExpr: string): string {
+  return `apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata:
+  name: ${name}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [""]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["pods"]
+  mutations:
+    - patchType: ApplyConfiguration
+      applyConfiguration:
+        expression: ${JSON.stringify(`Object{metadata: Object.metadata{labels: {${JSON.stringify(label)}: ${valueExpr}}}}`)}
+`;
+}
+
+/** A Gatekeeper Assign setting every container's imagePullPolicy to `Always` (Gatekeeper's docs example). */
+export function gatekeeperAssignYaml(name: string): string {
+  return `apiVersion: mutations.gatekeeper.sh/v1
+kind: Assign
+metadata:
+  name: ${name}
+spec:
+  applyTo:
+  - groups: [""]
+    kinds: ["Pod"]
+    versions: ["v1"]
+  match:
+    scope: Namespaced
+    kinds:
+    - apiGroups: ["*"]
+      kinds: ["Pod"]
+  location: "spec.containers[name:*].imagePullPolicy"
+  parameters:
+    assign:
+      value: Always
+`;
+}
+
 const TEN = "[0,1,2,3,4,5,6,7,8,9]";
 /** A mutation that runs past the per-call cost limit. */
 export const COST_BOMB = `Object{metadata: Object.metadata{labels: {"n": string(${TEN}.all(a, ${TEN}.all(b, ${TEN}.all(c, ${TEN}.all(d, ${TEN}.all(e, ${TEN}.all(f, true)))))))}}}`;
