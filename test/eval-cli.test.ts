@@ -377,7 +377,7 @@ describe("celmap eval: Kyverno MutatingPolicies (a webhook after the MAP plugin)
     const mapPol = policy({ mutation: "Object{metadata: Object.metadata{labels: {'stage': 'map'}}}" });
     // The MP copies the MAP's label; a MAP reading the MP's label would need reinvocation (IfNeeded).
     const mp = mpol({ mutation: "Object{metadata: Object.metadata{labels: {'seen': object.metadata.labels.?stage.orValue('none')}}}" });
-    const r = await evalCli("-f", file("o-map.yaml", mapPol), "-f", file("o-mp.yaml", mp), "-r", join(dir, "k-pod.yaml"), "-o", "json");
+    const r = await evalCli("-f", file("o-map.yaml", mapPol), "-f", file("o-mp.yaml", mp), "-r", file("k-pod.yaml", POD), "-o", "json");
     expect(r.code, r.stderr).toBe(0);
     const [res] = JSON.parse(r.stdout) as { object: { metadata: { labels: Record<string, string> } } }[];
     expect(res!.object.metadata.labels).toMatchObject({ stage: "map", seen: "map" });
@@ -385,7 +385,7 @@ describe("celmap eval: Kyverno MutatingPolicies (a webhook after the MAP plugin)
 
   it("reinvokes IfNeeded MAPs after the Kyverno webhook changed the object (never the webhook: Kyverno registers it with reinvocationPolicy Never)", async () => {
     const mapPol = policy({ mutation: "Object{metadata: Object.metadata{labels: {'copy': object.metadata.labels.?kyverno.orValue('none')}}}" }).replace("reinvocationPolicy: Never", "reinvocationPolicy: IfNeeded");
-    const r = await evalCli("-f", file("r-map.yaml", mapPol), "-f", join(dir, "k-mp.yaml"), "-r", join(dir, "k-pod.yaml"), "-o", "json", "--trace");
+    const r = await evalCli("-f", file("r-map.yaml", mapPol), "-f", file("k-mp.yaml", mpol()), "-r", file("k-pod.yaml", POD), "-o", "json", "--trace");
     expect(r.code, r.stderr).toBe(0);
     const [res] = JSON.parse(r.stdout) as { reinvoked: boolean; object: { metadata: { labels: Record<string, string> } } }[];
     expect(res!.reinvoked).toBe(true);
@@ -395,7 +395,7 @@ describe("celmap eval: Kyverno MutatingPolicies (a webhook after the MAP plugin)
 
   it("a Fail policy error denies with the webhook's message (exit 1); an exception exempts", async () => {
     const bad = mpol({ name: "bad", mutation: "Object{metadata: Object.metadata{labels: {'x': object.metadata.labels.nope}}}" });
-    const r = await evalCli("-f", file("bad-mp.yaml", bad), "-r", join(dir, "k-pod.yaml"));
+    const r = await evalCli("-f", file("bad-mp.yaml", bad), "-r", file("k-pod.yaml", POD));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('admission webhook "mpol.validate.kyverno.svc-fail" denied the request: Policy bad: failed to evaluate policy');
     noStack(r);
@@ -412,7 +412,7 @@ spec:
     - name: is-web
       expression: "object.metadata.name == 'web'"
 `;
-    const ok = await evalCli("-f", join(dir, "bad-mp.yaml"), "-f", file("exc.yaml", exc), "-r", join(dir, "k-pod.yaml"), "--trace", "-o", "patch");
+    const ok = await evalCli("-f", join(dir, "bad-mp.yaml"), "-f", file("exc.yaml", exc), "-r", file("k-pod.yaml", POD), "--trace", "-o", "patch");
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout.trim()).toBe("[]");
     expect(ok.stderr).toContain("policy bad: skip — exempted by PolicyException skip-web");
@@ -431,18 +431,18 @@ spec:
     spec:
       containers: [{name: c, image: nginx}]
 `;
-    const r = await evalCli("-f", join(dir, "k-mp.yaml"), "-r", file("deploy.yaml", deploy), "-o", "json", "--trace");
+    const r = await evalCli("-f", file("k-mp.yaml", mpol()), "-r", file("deploy.yaml", deploy), "-o", "json", "--trace");
     expect(r.code, r.stderr).toBe(0);
     const [res] = JSON.parse(r.stdout) as { object: { spec: { template: { metadata: { labels: Record<string, string> } } } } }[];
     expect(res!.object.spec.template.metadata.labels).toEqual({ app: "d", kyverno: "yes" });
     expect(r.stderr).toContain("policy mp (autogen defaults): pass — mutated");
-    const nm = await evalCli("-f", file("nmp.yaml", mpol({ kind: "NamespacedMutatingPolicy", name: "nm", namespace: "team" })), "-r", join(dir, "k-pod.yaml"), "-o", "patch");
+    const nm = await evalCli("-f", file("nmp.yaml", mpol({ kind: "NamespacedMutatingPolicy", name: "nm", namespace: "team" })), "-r", file("k-pod.yaml", POD), "-o", "patch");
     expect(nm.code, nm.stderr).toBe(0);
     expect(nm.stdout.trim()).toBe("[]"); // the Pod is in "default"
   });
 
   it("a MutatingPolicy whose CEL does not compile is bad input at its field path (exit 2)", async () => {
-    const r = await evalCli("-f", file("cel-mp.yaml", mpol({ mutation: "Object{metadata: Object.metadata{labels: {'x': 1 +}}}" })), "-r", join(dir, "k-pod.yaml"));
+    const r = await evalCli("-f", file("cel-mp.yaml", mpol({ mutation: "Object{metadata: Object.metadata{labels: {'x': 1 +}}}" })), "-r", file("k-pod.yaml", POD));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("spec.mutations[0].applyConfiguration.expression: Invalid value");
     expect(r.stderr).toContain("(MutatingPolicy rejected)");
@@ -484,7 +484,7 @@ apiVersion: v1
 kind: ConfigMap
 metadata: {name: b, namespace: default}
 `;
-    const r = await evalCli("-f", file("existing.yaml", existing), "-r", join(dir, "k-pod.yaml"), "--target-resources", file("cms.yaml", cms), "-o", "json", "--trace");
+    const r = await evalCli("-f", file("existing.yaml", existing), "-r", file("k-pod.yaml", POD), "--target-resources", file("cms.yaml", cms), "-o", "json", "--trace");
     expect(r.code, r.stderr).toBe(0);
     const [res] = JSON.parse(r.stdout) as { patch: unknown[]; mutateExisting: { policy: string; triggered: boolean; targets: { resource: { name: string }; result: string; patch: unknown[] }[] }[] }[];
     expect(res!.patch).toEqual([]); // with targetMatchConstraints the trigger itself is not mutated
@@ -493,11 +493,11 @@ metadata: {name: b, namespace: default}
     // request is the trigger's admission request in the target phase (kyverno.md §4)
     expect(res!.mutateExisting[0]!.targets[0]!.patch).toEqual([{ op: "add", path: "/metadata/labels/last-pod", value: "web" }]);
     expect(r.stderr).toContain("policy label-cms: triggered, 1 target selected");
-    const y = await evalCli("-f", join(dir, "existing.yaml"), "-r", join(dir, "k-pod.yaml"), "--target-resources", join(dir, "cms.yaml"));
+    const y = await evalCli("-f", join(dir, "existing.yaml"), "-r", file("k-pod.yaml", POD), "--target-resources", join(dir, "cms.yaml"));
     expect(y.code, y.stderr).toBe(0);
     expect(y.stdout).toContain("# mutateExisting target");
     expect(y.stdout).toContain("last-pod: web");
-    const none = await evalCli("-f", join(dir, "k-mp.yaml"), "-r", join(dir, "k-pod.yaml"), "--target-resources", join(dir, "cms.yaml"));
+    const none = await evalCli("-f", file("k-mp.yaml", mpol()), "-r", file("k-pod.yaml", POD), "--target-resources", join(dir, "cms.yaml"));
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("no Kyverno MutatingPolicy with evaluation.mutateExisting.enabled");
   });
