@@ -30,7 +30,7 @@
  * conversion is not modelled: an invocation matched through an equivalent resource sees the
  * request's object (request.kind/resource show the matched ones).
  */
-import { CelEvalError, fromJsonLazy, type CelValue } from "../cel/index.js";
+import { CelEvalError, fromJsonLazy, JsonObjectMap, type CelValue } from "../cel/index.js";
 import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from "../cel/cost-runtime.js";
 import { authorizerBindings, type Authorizer } from "../cel/k8s/authz.js";
 import { jsonPatchOperations } from "../cel/k8s/jsonpatch.js";
@@ -179,7 +179,7 @@ interface Bindings {
   readonly namespaceObject: JsonObject | null;
   readonly authz: Record<string, CelValue>;
   /** How CEL sees `object`/`oldObject` (the typed view of built-ins; identity for custom resources). */
-  readonly view: (o: JsonObject | null) => JsonObject | null;
+  readonly view: (o: JsonObject | null) => CelValue;
   readonly memo: RequestMemo;
 }
 
@@ -189,18 +189,29 @@ interface Bindings {
  * `metadata` with `creationTimestamp: null` when unset (it is set after admission on CREATE), and
  * `spec`/`status` (`{}` when empty). Custom resources are unstructured and seen as they are.
  */
-function celView(schemas: SchemaRegistry, catalog: ResourceCatalog, memo: RequestMemo): (o: JsonObject | null) => JsonObject | null {
+function celView(kindInfo: (o: JsonObject) => KindInfo, memo: RequestMemo): (o: JsonObject | null) => CelValue {
   return (o) => {
     if (o === null) return null;
     const hit = memo.views.get(o);
     if (hit !== undefined) return hit;
-    const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
-    const kind = typeof o.kind === "string" ? o.kind : "";
-    let view = o;
-    if (catalog.resourceForKind({ ...parseGV(apiVersion), kind })?.builtin === true) {
-      const schema = schemas.forKind(apiVersion, kind);
-      if (schema !== undefined) view = withShell(o, goStructShell(o, schema), memo.views);
-    }
+    const info = kindInfo(o);
+    let view: CelValue;
+    if (info.typed && info.schema !== undefined) {
+      // The shell is overlaid on the lazy CEL map instead of copying the object: the missing
+      // top-level structs as empty maps, and metadata with `creationTimestamp: null`.
+      const overlay = new Map<string, CelValue>();
+      const md = o.metadata;
+      if (isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) {
+        let mdView = memo.views.get(md);
+        if (mdView === undefined) memo.views.set(md, (mdView = new JsonObjectMap(md, memo.cel, new Map([["creationTimestamp", null]]))));
+        overlay.set("metadata", mdView);
+      }
+      for (const f of goStructShell(o, info.schema)) {
+        if (f === "metadata") overlay.set(f, new JsonObjectMap({}, undefined, new Map([["creationTimestamp", null]])));
+        else overlay.set(f, new Map());
+      }
+      view = new JsonObjectMap(o, memo.cel, overlay);
+    } else view = fromJsonLazy(o, memo.cel);
     memo.views.set(o, view);
     return view;
   };
@@ -209,8 +220,8 @@ function celView(schemas: SchemaRegistry, catalog: ResourceCatalog, memo: Reques
 function newVariables(compiled: CompiledPolicy, b: Bindings, object: JsonObject | null = b.object): CostedVariables {
   const cache = b.memo.cel;
   const values: Record<string, CelValue> = {
-    object: fromJsonLazy(b.view(object), cache),
-    oldObject: fromJsonLazy(b.view(b.oldObject), cache),
+    object: b.view(object),
+    oldObject: b.view(b.oldObject),
     request: fromJsonLazy(b.request, cache),
     namespaceObject: fromJsonLazy(b.namespaceObject, cache),
     ...b.authz,
@@ -328,19 +339,11 @@ function goStructShell(object: JsonObject, schema: SchemaNode): string[] {
   return SHELL_FIELDS.filter((f) => Object.prototype.hasOwnProperty.call(schema.f, f) && !Object.prototype.hasOwnProperty.call(object, f));
 }
 
-function withShell(object: JsonObject, added: readonly string[], metadataViews?: WeakMap<JsonObject, JsonObject>): JsonObject {
+function withShell(object: JsonObject, added: readonly string[]): JsonObject {
   const out: JsonObject = { ...object };
   for (const f of added) out[f] = {};
   const md = out.metadata;
-  if (isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) {
-    // One view per metadata object, so that its CEL conversion is reused while it is unchanged.
-    let view = metadataViews?.get(md);
-    if (view === undefined) {
-      view = { ...md, creationTimestamp: null };
-      metadataViews?.set(md, view);
-    }
-    out.metadata = view;
-  }
+  if (isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) out.metadata = { ...md, creationTimestamp: null };
   return out;
 }
 
@@ -375,7 +378,6 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
   };
   const authz = authorizerBindings(request.userInfo, input.authorizer, requestResource);
   const memo = input.memo ?? new RequestMemo();
-  const view = celView(schemas, input.catalog, memo);
   const kinds = new Map<string, KindInfo>();
   const kindInfo = (o: JsonObject): KindInfo => {
     const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
@@ -389,6 +391,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     }
     return info;
   };
+  const view = celView(kindInfo, memo);
   const requestValues = new Map<string, JsonObject>();
   const requestValue = (resource: GroupVersionResource, kind: GroupVersionKind): JsonObject => {
     const k = `${resource.group}/${resource.version}/${resource.resource}|${kind.group}/${kind.version}/${kind.kind}`;
@@ -403,15 +406,18 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     const bindingName = inv.binding.metadata.name;
     const mcTraces: MatchConditionTrace[] = [];
     const mutTraces: MutationTrace[] = [];
-    const base = {
-      pass,
-      policy: policyName,
-      binding: bindingName,
-      ...(paramDisplay(inv.param) !== undefined ? { param: paramDisplay(inv.param)! } : {}),
-      matchedKind: gvkDisplay(inv.matchedKind),
-      matchedResource: gvrDisplay(inv.matchedResource, request.subResource),
-      matchConditions: mcTraces,
-      mutations: mutTraces,
+    // Built field by field (object spreads are slow on V8's generic path).
+    const trace = (changed: boolean, skipped?: string): InvocationTrace => {
+      const t: { -readonly [K in keyof InvocationTrace]: InvocationTrace[K] } = { pass, policy: policyName, binding: bindingName } as InvocationTrace;
+      const param = paramDisplay(inv.param);
+      if (param !== undefined) t.param = param;
+      t.matchedKind = gvkDisplay(inv.matchedKind);
+      t.matchedResource = gvrDisplay(inv.matchedResource, request.subResource);
+      t.matchConditions = mcTraces;
+      t.mutations = mutTraces;
+      if (skipped !== undefined) t.skipped = skipped;
+      t.changed = changed;
+      return t;
     };
     const failurePolicy = inv.policy.spec.failurePolicy === "Ignore" ? "Ignore" : "Fail";
 
@@ -454,16 +460,16 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       }
       if (budgetError !== undefined) {
         if (failurePolicy === "Fail") errors.push({ policy: inv.policy, binding: inv.binding, message: budgetError, reason: "Invalid" });
-        traces.push({ ...base, skipped: `matchConditions ran out of their cost budget (failurePolicy ${failurePolicy})`, changed: false });
+        traces.push(trace(false, `matchConditions ran out of their cost budget (failurePolicy ${failurePolicy})`));
         continue;
       }
       if (falseName !== undefined) {
-        traces.push({ ...base, skipped: `matchCondition '${falseName}' is false`, changed: false });
+        traces.push(trace(false, `matchCondition '${falseName}' is false`));
         continue;
       }
       if (errs.length > 0) {
         if (failurePolicy === "Fail") errors.push({ policy: inv.policy, binding: inv.binding, message: aggregate(errs), reason: "Invalid" });
-        traces.push({ ...base, skipped: `matchConditions errored (failurePolicy ${failurePolicy})`, changed: false });
+        traces.push(trace(false, `matchConditions errored (failurePolicy ${failurePolicy})`));
         continue;
       }
     }
@@ -471,7 +477,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     // 2. reinvocation filter
     const key = invocationKey(policyName, bindingName, inv.param);
     if (isReinvoke && !reinvocation.shouldReinvoke(key)) {
-      traces.push({ ...base, skipped: "not eligible for reinvocation", changed: false });
+      traces.push(trace(false, "not eligible for reinvocation"));
       continue;
     }
 
@@ -498,13 +504,13 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       if (info.schema === undefined) {
         const message = `Resource kind ${gvk.group}/${gvk.version}, Kind=${gvk.kind} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`;
         mutTraces.push({ index: i, patchType, outcome: "aborted", error: message, cost: 0, diff: [] });
-        traces.push({ ...base, changed: before !== object && !deepEqual(before, object) });
+        traces.push(trace(before !== object && !deepEqual(before, object)));
         return { object, errors, status: { code: 503, reason: "ServiceUnavailable", message }, invocations: traces, reinvocationRequested };
       }
       const r = patchOne(compiled, i, object, b, info.schema, schemas, info.typed, memo);
       if (r.ok === "abort") {
         mutTraces.push({ index: i, patchType, outcome: "aborted", error: r.status.message, cost: r.cost, diff: [] });
-        traces.push({ ...base, changed: before !== object && !deepEqual(before!, object) });
+        traces.push(trace(before !== object && !deepEqual(before!, object)));
         return { object, errors, status: r.status, invocations: traces, reinvocationRequested };
       }
       if (r.ok === false) {
@@ -525,7 +531,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       reinvocationRequested = true;
     }
     if (inv.policy.spec.reinvocationPolicy === "IfNeeded") reinvocation.addPreviouslyInvoked(key);
-    traces.push({ ...base, changed });
+    traces.push(trace(changed));
   }
 
   if (dirty && object !== null) {

@@ -13,15 +13,25 @@ import type { CelValue } from "../cel/index.js";
 import type { SchemaNode } from "../kube/schema.js";
 import type { JsonObject, JsonValue } from "./json.js";
 
+/** A table keyed by object identity: a `Map` or a `WeakMap`. */
+export interface IdentityTable<V> {
+  get(key: object): V | undefined;
+  set(key: object, value: V): unknown;
+}
+
+/**
+ * The tables are plain `Map`s, not `WeakMap`s: they live for one request, and weak tables with
+ * many entries are expensive for the garbage collector (ephemerons are traced at every scavenge).
+ */
 export class RequestMemo {
   /** JSON → CEL conversions (`fromJson`'s cache). */
-  readonly cel = new WeakMap<object, CelValue>();
-  /** The Go-struct view of a built-in object as CEL sees it (dispatch.ts `celView`). */
-  readonly views = new WeakMap<JsonObject, JsonObject>();
+  readonly cel = new Map<object, CelValue>();
+  /** How CEL sees an object (and a built-in's metadata): dispatch.ts `celView`. */
+  readonly views = new Map<JsonObject, CelValue>();
   /** Live values that validated without errors against the schema node stored. */
-  readonly validLive = new WeakMap<object, SchemaNode>();
+  readonly validLive = new Map<object, SchemaNode>();
   /** Values that strictly decode unchanged at the schema node stored (`strictTypedDecode`). */
-  readonly decoded = new WeakMap<object, SchemaNode>();
+  readonly decoded = new Map<object, SchemaNode>();
   /** The typed round trip of a value (`normalizeTyped`), with the schema node it was made for. */
-  readonly normalized = new WeakMap<object, { readonly node: SchemaNode; readonly value: JsonValue }>();
+  readonly normalized = new Map<object, { readonly node: SchemaNode; readonly value: JsonValue }>();
 }

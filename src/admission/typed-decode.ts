@@ -18,6 +18,7 @@
 import { parseQuantity } from "../cel/k8s/quantity.js";
 import type { SchemaNode, SchemaRef, SchemaRegistry } from "../kube/schema.js";
 import { isJsonObject, setKey, type JsonObject, type JsonValue } from "./json.js";
+import type { IdentityTable } from "./memo.js";
 
 export type TypedDecodeResult = { readonly ok: true; readonly object: JsonObject } | { readonly ok: false; readonly message: string };
 
@@ -27,7 +28,7 @@ interface Ctx {
   readonly registry: SchemaRegistry;
   readonly unknown: string[];
   /** Values known to decode cleanly (no error, nothing dropped or changed) at the node stored. */
-  readonly clean: WeakMap<object, SchemaNode> | undefined;
+  readonly clean: IdentityTable<SchemaNode> | undefined;
 }
 
 function refName(ref: SchemaRef | undefined): string | undefined {
@@ -68,7 +69,7 @@ export function strictTypedDecode(
   schema: SchemaNode,
   registry: SchemaRegistry,
   kind: string,
-  clean?: WeakMap<object, SchemaNode>,
+  clean?: IdentityTable<SchemaNode>,
 ): TypedDecodeResult {
   const ctx: Ctx = { registry, unknown: [], clean };
   let out: JsonValue;
@@ -227,7 +228,7 @@ export function normalizeTyped(
   obj: JsonObject,
   schema: SchemaNode,
   registry: SchemaRegistry,
-  memo?: WeakMap<object, { readonly node: SchemaNode; readonly value: JsonValue }>,
+  memo?: IdentityTable<{ readonly node: SchemaNode; readonly value: JsonValue }>,
 ): JsonObject {
   const out = normalize(registry, schema, obj, memo);
   return isJsonObject(out) ? out : obj;
@@ -241,7 +242,7 @@ function normalize(
   registry: SchemaRegistry,
   node: SchemaNode,
   v: JsonValue,
-  memo: WeakMap<object, { readonly node: SchemaNode; readonly value: JsonValue }> | undefined,
+  memo: IdentityTable<{ readonly node: SchemaNode; readonly value: JsonValue }> | undefined,
 ): JsonValue {
   if (typeof v !== "object" || v === null) {
     if (node.t === "scalar" && node.fmt === "quantity" && (typeof v === "string" || typeof v === "number" || typeof v === "bigint")) {

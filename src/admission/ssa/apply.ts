@@ -23,6 +23,7 @@ import { SchemaRegistry, type SchemaNode } from "../../kube/schema.js";
 import { isJsonObject, setKey, type JsonObject, type JsonValue } from "../json.js";
 import { mergeValues } from "./merge.js";
 import { atomOf, formatErrors, typeContext, validate, type FieldError, type TypeContext } from "./typed.js";
+import type { IdentityTable } from "../memo.js";
 
 export type ApplyConfigurationError =
   /** The patch does not fit the schema. A policy error (the failure policy applies). */
@@ -59,7 +60,7 @@ export interface ApplyConfigurationOptions {
    */
   readonly allowAtomic?: boolean;
   /** Live values already validated in this request (see `ValidateOptions.valid`). */
-  readonly validLive?: WeakMap<object, SchemaNode>;
+  readonly validLive?: IdentityTable<SchemaNode>;
 }
 
 const ERROR_PREFIX = "error applying patch: ";

@@ -7,6 +7,7 @@
 import type { SchemaNode } from "../../kube/schema.js";
 import { deepClone, getKey, isJsonObject, setKey, type JsonObject, type JsonValue } from "../json.js";
 import { atomOf, deduceAtom, listItemToPathElement, peId, type Atom, type ListAtom, type MapAtom, type PathElement, type TypeContext } from "./typed.js";
+import type { IdentityTable } from "../memo.js";
 
 /**
  * Merges `rhs` into `lhs` at a value of type `node`. `undefined` is an absent side; a `null` lhs is
@@ -18,7 +19,7 @@ export function mergeValues(
   node: SchemaNode,
   lhs: JsonValue | undefined,
   rhs: JsonValue | undefined,
-  valid?: WeakMap<object, SchemaNode>,
+  valid?: IdentityTable<SchemaNode>,
 ): JsonValue | undefined {
   const v = merge(ctx, node, lhs, rhs, valid);
   // The merge of a valid live value and a valid patch is a valid live value: remembered (when asked)
@@ -27,7 +28,7 @@ export function mergeValues(
   return v;
 }
 
-function merge(ctx: TypeContext, node: SchemaNode, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: WeakMap<object, SchemaNode> | undefined): JsonValue | undefined {
+function merge(ctx: TypeContext, node: SchemaNode, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: IdentityTable<SchemaNode> | undefined): JsonValue | undefined {
   if (lhs === undefined && rhs === undefined) return undefined;
   // Nothing to merge: SMD rebuilds the validated live value unchanged (every key has a type, and
   // empty maps and lists are kept as leaves), so the value itself is the result. Sharing it keeps
@@ -48,7 +49,7 @@ function leaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue
   return rhs !== undefined ? deepClone(rhs) : lhs === undefined ? undefined : deepClone(lhs);
 }
 
-function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: WeakMap<object, SchemaNode> | undefined): JsonValue | undefined {
+function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: IdentityTable<SchemaNode> | undefined): JsonValue | undefined {
   const l = isJsonObject(lhs) ? lhs : undefined;
   const r = isJsonObject(rhs) ? rhs : undefined;
   // Both empty or null: a leaf, which keeps {} apart from null.
@@ -67,7 +68,7 @@ function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs:
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function mergeList(ctx: TypeContext, t: ListAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: WeakMap<object, SchemaNode> | undefined): JsonValue | undefined {
+function mergeList(ctx: TypeContext, t: ListAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: IdentityTable<SchemaNode> | undefined): JsonValue | undefined {
   const l = Array.isArray(lhs) ? lhs : undefined;
   const r = Array.isArray(rhs) ? rhs : undefined;
   const empty = (l === undefined || l.length === 0) && (r === undefined || r.length === 0);
@@ -110,7 +111,7 @@ function mergeListItems(
   t: ListAtom,
   lhs: readonly JsonValue[],
   rhs: readonly JsonValue[],
-  valid: WeakMap<object, SchemaNode> | undefined,
+  valid: IdentityTable<SchemaNode> | undefined,
 ): JsonValue | undefined {
   const L = indexItems(t, lhs);
   const R = indexItems(t, rhs);

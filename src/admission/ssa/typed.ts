@@ -22,6 +22,7 @@
 import type { ListNode, SchemaNode, SchemaRegistry } from "../../kube/schema.js";
 import { CEL_NULL, goFloat, goQuote, goSharpV, goType, goV, type GoValue } from "../gofmt.js";
 import { getKey, hasKey, isJsonObject, type JsonObject, type JsonValue } from "../json.js";
+import type { IdentityTable } from "../memo.js";
 
 /** The untyped-atomic type (`__untyped_atomic_`): elements of untyped lists. */
 export const UNTYPED_ATOMIC: SchemaNode = Object.freeze({ t: "untyped" }) as SchemaNode;
@@ -253,7 +254,7 @@ export interface ValidateOptions {
    * Values already known to validate without errors against the schema node stored (by identity);
    * validated objects and lists are added. Lets a request re-validate only what a mutation built.
    */
-  readonly valid?: WeakMap<object, SchemaNode>;
+  readonly valid?: IdentityTable<SchemaNode>;
 }
 
 /** Validates `v` against `node`; the errors in walk order (object keys in insertion order). */

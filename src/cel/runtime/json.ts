@@ -51,7 +51,13 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
  * versions of one document which share unchanged subtrees (the admission pipeline converts the
  * object after every mutation). Only valid while the cached JSON values are not modified in place.
  */
-export function fromJson(value: unknown, cache?: WeakMap<object, CelValue>): CelValue {
+/** A table of conversions by JSON value identity: a `Map` or a `WeakMap`. */
+export interface ValueCache {
+  get(key: object): CelValue | undefined;
+  set(key: object, value: CelValue): unknown;
+}
+
+export function fromJson(value: unknown, cache?: ValueCache): CelValue {
   switch (typeof value) {
     case "boolean":
     case "string":
@@ -147,7 +153,7 @@ function base64(b: Uint8Array): string {
  * documents of which an expression reads a few fields (admission objects). `cache` as for
  * `fromJson`; the same sharing rules apply: the JSON must not be modified in place afterwards.
  */
-export function fromJsonLazy(value: unknown, cache?: WeakMap<object, CelValue>): CelValue {
+export function fromJsonLazy(value: unknown, cache?: ValueCache): CelValue {
   if (typeof value !== "object" || value === null) return fromJson(value);
   if (cache !== undefined) {
     const hit = cache.get(value);
@@ -169,28 +175,42 @@ export function fromJsonLazy(value: unknown, cache?: WeakMap<object, CelValue>):
  */
 export class JsonObjectMap extends Map<CelMapKey, CelValue> {
   #json: Record<string, unknown> | undefined;
-  readonly #cache: WeakMap<object, CelValue> | undefined;
+  readonly #cache: ValueCache | undefined;
+  readonly #overlay: ReadonlyMap<string, CelValue> | undefined;
 
-  constructor(json: Record<string, unknown>, cache?: WeakMap<object, CelValue>) {
+  /**
+   * `overlay`: entries that replace the object's own (in place) or are added after them, as if the
+   * JSON had them; lets a caller present a variant of a document without copying it.
+   */
+  constructor(json: Record<string, unknown>, cache?: ValueCache, overlay?: ReadonlyMap<string, CelValue>) {
     super();
     this.#json = json;
     this.#cache = cache;
+    this.#overlay = overlay !== undefined && overlay.size > 0 ? overlay : undefined;
   }
 
   #fill(): void {
     const json = this.#json;
     if (json === undefined) return;
     this.#json = undefined;
+    const overlay = this.#overlay;
     for (const k of Object.keys(json)) {
-      const v = json[k];
-      if (v !== undefined) super.set(k, fromJsonLazy(v, this.#cache));
+      const o = overlay?.get(k);
+      if (o !== undefined) super.set(k, o);
+      else {
+        const v = json[k];
+        if (v !== undefined) super.set(k, fromJsonLazy(v, this.#cache));
+      }
     }
+    if (overlay !== undefined) for (const [k, v] of overlay) if (!super.has(k)) super.set(k, v);
   }
 
   override get(key: CelMapKey): CelValue | undefined {
     const json = this.#json;
     // A single field read before the level is filled needs no fill.
     if (json !== undefined && typeof key === "string") {
+      const o = this.#overlay?.get(key);
+      if (o !== undefined) return o;
       if (!Object.prototype.hasOwnProperty.call(json, key)) return undefined;
       const v = json[key];
       return v === undefined ? undefined : fromJsonLazy(v, this.#cache);
@@ -200,7 +220,10 @@ export class JsonObjectMap extends Map<CelMapKey, CelValue> {
   }
   override has(key: CelMapKey): boolean {
     const json = this.#json;
-    if (json !== undefined && typeof key === "string") return Object.prototype.hasOwnProperty.call(json, key) && json[key] !== undefined;
+    if (json !== undefined && typeof key === "string") {
+      if (this.#overlay?.has(key) === true) return true;
+      return Object.prototype.hasOwnProperty.call(json, key) && json[key] !== undefined;
+    }
     this.#fill();
     return super.has(key);
   }
