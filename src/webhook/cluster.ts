@@ -6,8 +6,14 @@
  * which is decoded and validated as the apiserver would (CEL compiled) and swapped in atomically;
  * a set that fails keeps the last good one and is reported.
  *
- * Not yet: Kyverno MutatingPolicies and Gatekeeper mutators (the store holds MAPs only), and CRD
- * schemas from `/openapi/v3` (custom kinds are typed as untyped objects meanwhile).
+ * Kyverno MutatingPolicies, NamespacedMutatingPolicies and PolicyExceptions (policies.kyverno.io)
+ * and Gatekeeper mutators (mutations.gatekeeper.sh Assign, AssignMetadata, ModifySet, AssignImage)
+ * are watched when their API group-version is served (probed once at start: a cluster without
+ * Kyverno or Gatekeeper is not an error); they go through the same contentFromDocuments as files
+ * (Kyverno policies compiled, mutators translated into MAPs).
+ *
+ * Not yet: CRD schemas from `/openapi/v3` (custom kinds are typed as untyped objects meanwhile),
+ * and picking up Kyverno or Gatekeeper when their CRDs are installed after the start.
  */
 import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
@@ -26,6 +32,8 @@ export interface WatchedResource {
   readonly kind?: string;
   /** What the objects are to the evaluator. */
   readonly role: "policy" | "binding" | "namespace" | "param";
+  /** Watched only when the API server serves the group-version (CRDs that may not be installed). */
+  readonly optional?: boolean;
 }
 
 export const MAP_RESOURCES: readonly WatchedResource[] = [
@@ -34,12 +42,31 @@ export const MAP_RESOURCES: readonly WatchedResource[] = [
   { group: "", version: "v1", resource: "namespaces", role: "namespace" },
 ];
 
+/** Kyverno's policy CRDs (policies.kyverno.io), watched when served. */
+export const KYVERNO_RESOURCES: readonly WatchedResource[] = [
+  { group: "policies.kyverno.io", version: "v1", resource: "mutatingpolicies", kind: "MutatingPolicy", role: "policy", optional: true },
+  { group: "policies.kyverno.io", version: "v1", resource: "namespacedmutatingpolicies", kind: "NamespacedMutatingPolicy", role: "policy", optional: true },
+  { group: "policies.kyverno.io", version: "v1", resource: "policyexceptions", kind: "PolicyException", role: "policy", optional: true },
+];
+
+/** Gatekeeper's mutator CRDs (mutations.gatekeeper.sh), watched when served. */
+export const GATEKEEPER_RESOURCES: readonly WatchedResource[] = [
+  { group: "mutations.gatekeeper.sh", version: "v1", resource: "assign", kind: "Assign", role: "policy", optional: true },
+  { group: "mutations.gatekeeper.sh", version: "v1", resource: "assignmetadata", kind: "AssignMetadata", role: "policy", optional: true },
+  { group: "mutations.gatekeeper.sh", version: "v1", resource: "modifyset", kind: "ModifySet", role: "policy", optional: true },
+  { group: "mutations.gatekeeper.sh", version: "v1alpha1", resource: "assignimage", kind: "AssignImage", role: "policy", optional: true },
+];
+
 export interface ClusterSourceOptions {
   /** A kubeconfig file; else `inCluster`; else the default loading rules ($KUBECONFIG, ~/.kube/config). */
   readonly kubeconfig?: string;
   readonly inCluster?: boolean;
   /** Param kinds (get/list/watch, cluster-wide). */
   readonly paramResources?: readonly WatchedResource[];
+  /** Watch Kyverno MutatingPolicies when served (default true). */
+  readonly kyverno?: boolean;
+  /** Watch Gatekeeper mutators when served (default true). */
+  readonly gatekeeper?: boolean;
   /** Quiet time after the last event before rebuilding. Default 200 ms. */
   readonly debounceMs?: number;
   /** How long `start` waits for the first list of every resource. Default 30 s. */
@@ -48,6 +75,15 @@ export interface ClusterSourceOptions {
 
 function resourcePath(r: WatchedResource): string {
   return r.group === "" ? `/api/${r.version}/${r.resource}` : `/apis/${r.group}/${r.version}/${r.resource}`;
+}
+
+class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** GET a list as raw JSON (no client-side typing: the objects stay exactly as the API server sent them). */
@@ -64,7 +100,7 @@ async function getJson(kc: KubeConfig, path: string): Promise<KubernetesListObje
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8");
-        if (res.statusCode !== 200) return reject(new Error(`GET ${path}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
+        if (res.statusCode !== 200) return reject(new HttpStatusError(res.statusCode ?? 0, `GET ${path}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
         try {
           resolve(JSON.parse(text) as KubernetesListObject<KubernetesObject>);
         } catch (e) {
@@ -83,7 +119,9 @@ type Cache = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
 export class ClusterPolicySource implements PolicySource {
   readonly description: string;
   readonly #kc: KubeConfig;
-  readonly #resources: readonly WatchedResource[];
+  #resources: readonly WatchedResource[];
+  /** Optional resources not served by the API server (not watched). */
+  readonly #absent: string[] = [];
   readonly #debounceMs: number;
   readonly #syncTimeoutMs: number;
   readonly #informers: { r: WatchedResource; inf: Cache; synced: boolean }[] = [];
@@ -100,14 +138,57 @@ export class ClusterPolicySource implements PolicySource {
       else kc.loadFromDefault();
     }
     this.#kc = kc;
-    this.#resources = [...MAP_RESOURCES, ...(options.paramResources ?? [])];
+    this.#resources = [
+      ...MAP_RESOURCES,
+      ...(options.paramResources ?? []),
+      ...(options.kyverno === false ? [] : KYVERNO_RESOURCES),
+      ...(options.gatekeeper === false ? [] : GATEKEEPER_RESOURCES),
+    ];
     this.#debounceMs = options.debounceMs ?? 200;
     this.#syncTimeoutMs = options.syncTimeoutMs ?? 30_000;
     this.description = `cluster ${kc.getCurrentCluster()?.server ?? "?"}`;
   }
 
+  /** Keeps the optional resources whose group-version the API server serves (404: not installed). */
+  async #probeOptional(): Promise<{ keep: WatchedResource[]; absent: string[] }> {
+    const served = new Map<string, Promise<readonly string[] | undefined>>();
+    const resourcesOf = (gv: string): Promise<readonly string[] | undefined> => {
+      let p = served.get(gv);
+      if (p === undefined) {
+        p = getJson(this.#kc, `/apis/${gv}`).then(
+          (l) => ((l as unknown as { resources?: { name?: string }[] }).resources ?? []).map((r) => r.name ?? ""),
+          // 404: not installed. Anything else (network, 5xx): assume served; the informer retries.
+          (e: unknown) => (e instanceof HttpStatusError && e.status === 404 ? [] : undefined),
+        );
+        served.set(gv, p);
+      }
+      return p;
+    };
+    const keep: WatchedResource[] = [];
+    const absent: string[] = [];
+    for (const r of this.#resources) {
+      if (r.optional !== true) {
+        keep.push(r);
+        continue;
+      }
+      const names = await resourcesOf(`${r.group}/${r.version}`);
+      if (names === undefined || names.includes(r.resource)) keep.push(r);
+      else absent.push(`${r.group}/${r.version} ${r.resource}`);
+    }
+    return { keep, absent };
+  }
+
   async start(listener: (update: SourceUpdate) => void): Promise<void> {
     this.#listener = listener;
+    // Bounded by the sync timeout: a hanging discovery watches everything (the informers retry).
+    const probed = await Promise.race([
+      this.#probeOptional(),
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), this.#syncTimeoutMs / 2).unref()),
+    ]);
+    if (probed !== undefined) {
+      this.#resources = probed.keep;
+      this.#absent.push(...probed.absent);
+    }
     const firstLists: Promise<void>[] = [];
     for (const r of this.#resources) {
       const path = resourcePath(r);
@@ -176,7 +257,10 @@ export class ClusterPolicySource implements PolicySource {
         docs.push({ value, source: { file: `${this.description} ${r.resource}/${key(o)}`, docIndex: 0 }, locate: () => undefined } as unknown as LoadedDocument);
       }
     }
-    return contentFromDocuments(docs, this.description, hash.digest("hex"));
+    const update = contentFromDocuments(docs, this.description, hash.digest("hex"));
+    if (!update.ok || this.#absent.length === 0) return update;
+    const absent = `not watched (the API server does not serve them): ${this.#absent.join(", ")}`;
+    return { ok: true, content: { ...update.content, notes: [...(update.content.notes ?? []), absent] } };
   }
 }
 

@@ -24,6 +24,8 @@ class FakeApiServer {
   readonly server: Server;
   rv = 100;
   readonly collections = new Map<string, Collection>();
+  /** Served group-versions (`/apis/<group>/<version>` discovery) and their resources: the CRDs "installed". */
+  readonly discovery = new Map<string, string[]>();
   port = 0;
 
   constructor(pki: Pki) {
@@ -34,6 +36,19 @@ class FakeApiServer {
         return;
       }
       const url = new URL(req.url ?? "/", "http://x");
+      const gv = /^\/apis\/([^/]+\/[^/]+)$/.exec(url.pathname)?.[1];
+      if (gv !== undefined) {
+        const names = this.discovery.get(gv);
+        res.writeHead(names === undefined ? 404 : 200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify(
+            names === undefined
+              ? { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" }
+              : { kind: "APIResourceList", apiVersion: "v1", groupVersion: gv, resources: names.map((name) => ({ name, namespaced: false, verbs: ["get", "list", "watch"] })) },
+          ),
+        );
+        return;
+      }
       const col = this.collection(url.pathname);
       if (url.searchParams.get("watch") === "true") {
         res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
@@ -187,6 +202,59 @@ current-context: fake
       api.remove(MAPS, "p3");
       await until(() => store.lastUpdateOk);
       expect(store.current!.policies.map((p) => p.metadata.name).sort()).toEqual(["p1", "p2"]);
+    } finally {
+      source.close();
+    }
+  });
+
+  it("Kyverno MutatingPolicies and Gatekeeper mutators when their CRDs are served; absent groups are noted, not errors", async () => {
+    const MPOLS = "/apis/policies.kyverno.io/v1/mutatingpolicies";
+    const ASSIGN = "/apis/mutations.gatekeeper.sh/v1/assign";
+    api.discovery.set("policies.kyverno.io/v1", ["mutatingpolicies", "namespacedmutatingpolicies", "policyexceptions"]);
+    api.discovery.set("mutations.gatekeeper.sh/v1", ["assign", "assignmetadata", "modifyset"]);
+    // mutations.gatekeeper.sh/v1alpha1 (AssignImage) is not served.
+    const mpol = (name: string, label: string): Record<string, unknown> => ({
+      metadata: { name },
+      spec: {
+        failurePolicy: "Fail",
+        matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"] }] },
+        mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: `Object{metadata: Object.metadata{labels: {"${label}": "yes"}}}` } }],
+      },
+    });
+    api.put(MPOLS, mpol("k1", "k1"));
+    api.put(ASSIGN, {
+      metadata: { name: "pull-always" },
+      spec: {
+        applyTo: [{ groups: [""], kinds: ["Pod"], versions: ["v1"] }],
+        match: { scope: "Namespaced", kinds: [{ apiGroups: ["*"], kinds: ["Pod"] }] },
+        location: "spec.containers[name:*].imagePullPolicy",
+        parameters: { assign: { value: "Always" } },
+      },
+    });
+    const store = new PolicyStore();
+    const events: StoreEvent[] = [];
+    store.onEvent((e) => events.push(e));
+    const source = new ClusterPolicySource({ kubeconfig, debounceMs: 20 });
+    try {
+      await source.start(store.apply);
+      expect(store.loaded).toBe(true);
+      const s1 = store.current!;
+      expect(s1.kyvernoPolicies.map((p) => p.metadata.name)).toEqual(["k1"]);
+      expect(s1.policies.map((p) => p.metadata.name)).toEqual(["gatekeeper-assign-pull-always"]);
+      expect(s1.notes.join("\n")).toContain("mutations.gatekeeper.sh/v1alpha1 assignimage");
+      // Followed by watch: a second MutatingPolicy.
+      api.put(MPOLS, mpol("k2", "k2"));
+      await until(() => store.current!.kyvernoPolicies.length === 2);
+      // A MutatingPolicy that does not compile keeps the last good set.
+      api.put(MPOLS, { ...mpol("k3", "k3"), spec: { ...(mpol("k3", "k3").spec as object), mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{" } }] } });
+      await until(() => events.some((e) => e.type === "rejected"));
+      expect(store.current!.kyvernoPolicies.map((p) => p.metadata.name).sort()).toEqual(["k1", "k2"]);
+      // Only the served resources were listed.
+      expect([...api.collections.keys()].filter((k) => k.includes("gatekeeper")).sort()).toEqual([
+        "/apis/mutations.gatekeeper.sh/v1/assign",
+        "/apis/mutations.gatekeeper.sh/v1/assignmetadata",
+        "/apis/mutations.gatekeeper.sh/v1/modifyset",
+      ]);
     } finally {
       source.close();
     }

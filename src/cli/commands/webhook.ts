@@ -15,13 +15,13 @@ const OPTIONS: readonly OptionSpec[] = [
     multiple: true,
     placeholder: "<file|dir>",
     description:
-      "Policies: MutatingAdmissionPolicies and bindings, their param objects and Namespace objects, in YAML or JSON files; directories are read recursively. Watched: changes are reloaded atomically, and a bad edit keeps the last good set.",
+      "Policies: MutatingAdmissionPolicies and bindings, their param objects and Namespace objects, Kyverno MutatingPolicies and PolicyExceptions, Gatekeeper mutators (translated into MAPs), in YAML or JSON files; directories are read recursively. Watched: changes are reloaded atomically, and a bad edit keeps the last good set.",
   },
   {
     name: "kubeconfig",
     type: "string",
     placeholder: "<file>",
-    description: "Read MutatingAdmissionPolicies, bindings and namespaces from the cluster of this kubeconfig (informers: list + watch) instead of -f.",
+    description: "Read MutatingAdmissionPolicies, bindings and namespaces, and Kyverno MutatingPolicies and Gatekeeper mutators where their CRDs are installed, from the cluster of this kubeconfig (informers: list + watch) instead of -f.",
   },
   { name: "in-cluster", type: "boolean", description: "Like --kubeconfig, with the pod's service account (in-cluster configuration)." },
   { name: "tls-cert", type: "string", placeholder: "<file>", description: "Serving certificate (PEM, with its chain). Reloaded on change." },
