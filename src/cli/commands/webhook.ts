@@ -24,6 +24,8 @@ const OPTIONS: readonly OptionSpec[] = [
     description: "Read MutatingAdmissionPolicies, bindings and namespaces, and Kyverno MutatingPolicies and Gatekeeper mutators where their CRDs are installed, from the cluster of this kubeconfig (informers: list + watch) instead of -f.",
   },
   { name: "in-cluster", type: "boolean", description: "Like --kubeconfig, with the pod's service account (in-cluster configuration)." },
+  { name: "no-kyverno", type: "boolean", description: "With --kubeconfig/--in-cluster: do not watch Kyverno MutatingPolicies even where they are served (e.g. no RBAC for them)." },
+  { name: "no-gatekeeper", type: "boolean", description: "With --kubeconfig/--in-cluster: do not watch Gatekeeper mutators even where they are served." },
   { name: "tls-cert", type: "string", placeholder: "<file>", description: "Serving certificate (PEM, with its chain). Reloaded on change." },
   { name: "tls-key", type: "string", placeholder: "<file>", description: "Serving key (PEM). Reloaded on change." },
   { name: "client-ca", type: "string", placeholder: "<file>", description: "Require client certificates signed by this CA (PEM)." },
@@ -122,7 +124,15 @@ export const webhookCommand: Command = {
     }
     const code = await runWebhook({
       paths,
-      ...(fromCluster ? { cluster: kubeconfig !== undefined ? { kubeconfig } : { inCluster: true } } : {}),
+      ...(fromCluster
+        ? {
+            cluster: {
+              ...(kubeconfig !== undefined ? { kubeconfig } : { inCluster: true }),
+              ...(args.values["no-kyverno"] === true ? { kyverno: false } : {}),
+              ...(args.values["no-gatekeeper"] === true ? { gatekeeper: false } : {}),
+            },
+          }
+        : {}),
       tls: { certFile: cert, keyFile: key, ...(clientCa !== undefined ? { clientCaFile: clientCa } : {}) },
       failurePolicy,
       ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
