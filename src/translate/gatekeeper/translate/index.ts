@@ -68,7 +68,7 @@ import { hasSchema } from "../mutators/index.js";
 import { printPath } from "../path/print.js";
 import { SchemaDB } from "../schema.js";
 import { byteCompare } from "../value.js";
-import { comment, Names } from "./cel.js";
+import { comment, errorOp, Names } from "./cel.js";
 import { mutationCel } from "./mutations.js";
 import { labelWritten, readsLabel, schedule } from "./passes.js";
 import { schemaProblems } from "./schema-check.js";
@@ -474,8 +474,11 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       const e = group[0]!;
       const m = e.m;
       // Alone, a mutator is idempotent, except AssignImage on a malformed reference (`a/b:c/d`
-      // takes Gatekeeper two passes to settle).
-      passes = schedule([m])?.passes ?? 1;
+      // takes Gatekeeper two passes to settle). When it is the only mutator of the system,
+      // Gatekeeper allows two passes, the second of which must change nothing: the second
+      // mutation then fails where one more run would still change the object.
+      passes = Math.min(systemSize, schedule([m])?.passes ?? 1);
+      const more = (schedule([m])?.passes ?? 1) > passes && e.patchType === "JSONPatch";
       const constraints: JsonObject = { resourceRules: resourceRules(m, catalog), matchPolicy: "Exact" };
       const nsSel = andSelectors(webhook.selector, m.match.namespaceSelector);
       if (nsSel !== undefined) constraints.namespaceSelector = nsSel;
@@ -485,9 +488,20 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         ...(conds.length > 0 ? { matchConditions: conds } : {}),
         failurePolicy,
         reinvocationPolicy: reinvocation,
-        mutations: Array.from({ length: passes }, (_, i) =>
-          mutationEntry(e.patchType!, `${i === 0 ? header(m) : comment(`Gatekeeper pass ${i + 1} of ${passes}: ${m.kind} "${m.id.name}", as in pass 1`)}\n${e.expression!}`),
-        ),
+        mutations: [
+          ...Array.from({ length: passes }, (_, i) =>
+            mutationEntry(e.patchType!, `${i === 0 ? header(m) : comment(`Gatekeeper pass ${i + 1} of ${passes}: ${m.kind} "${m.id.name}", as in pass 1`)}\n${e.expression!}`),
+          ),
+          ...(more
+            ? [
+                mutationEntry(
+                  "JSONPatch",
+                  `${comment(`Gatekeeper pass ${passes + 1} of ${passes + 1}, which must change nothing: ${m.kind} "${m.id.name}"`)}\n` +
+                    `size(${e.expression!}) == 0 ? [] : ${errorOp("mutation not converging")}`,
+                ),
+              ]
+            : []),
+        ],
       };
     } else {
       const rules: Record<string, unknown>[] = [];

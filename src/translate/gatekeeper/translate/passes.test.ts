@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { generateMutators } from "../../../../bench/translate-gen.js";
 import { compileMutator, type Mutator } from "../mutators/index.js";
 import { byteCompare } from "../value.js";
+import { mutate } from "../system.js";
 import { translate } from "./index.js";
+import { runTranslated } from "./run.js";
 import { schedule } from "./passes.js";
 
 type Obj = Record<string, unknown>;
@@ -79,5 +81,29 @@ describe("passes a group needs", () => {
     const docs = [assign("a", "spec.dnsPolicy", "None")];
     expect((translate(docs).policies[0]!.spec as Obj).reinvocationPolicy).toBe("Never");
     expect((translate(docs, { reinvocationPolicy: "IfNeeded" }).policies[0]!.spec as Obj).reinvocationPolicy).toBe("IfNeeded");
+  });
+  it("AssignImage on a malformed reference (its parser settles it in two passes), alone and grouped, without reinvocation", () => {
+    const image = (name: string, location: string, params: Obj): Obj => ({
+      apiVersion: "mutations.gatekeeper.sh/v1alpha1",
+      kind: "AssignImage",
+      metadata: { name },
+      spec: { applyTo, location, parameters: params },
+    });
+    const sets = [
+      [image("a", "spec.containers[name: *].image", { assignPath: "app" })],
+      [image("a", "spec.containers[name: *].image", { assignPath: "app" }), image("b", "spec.containers[name: c].image", { assignDomain: "my.reg" }), modifySet("m", "spec.containers[name: d].args", "merge", ["--x"])],
+    ];
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" }, spec: { containers: [{ name: "c", image: "a/b:c/d" }] } };
+    // Alone in the system, Gatekeeper gives up (its second pass still changes the image).
+    const alone = mutate(pod, compile(sets[0]!));
+    expect(alone.error).toContain("mutation not converging");
+    expect(runTranslated(translate(sets[0]!), pod, { reinvocation: false }).allowed).toBe(false);
+    const withOthers = [...sets[0]!, assign("z", "spec.dnsPolicy", "None")];
+    for (const docs of [withOthers, sets[1]!]) {
+      const ref = mutate(pod, compile(docs));
+      expect(ref.error).toBeUndefined();
+      const got = runTranslated(translate(docs), pod, { reinvocation: false });
+      expect((got.object as { spec: unknown }).spec).toEqual((ref.object as { spec: unknown }).spec);
+    }
   });
 });

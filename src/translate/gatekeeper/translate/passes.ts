@@ -33,7 +33,8 @@
  * - ModifySet merges/prunes on a list: once the set of operations is fixed, every operation's
  *   effect is the same from the second pass on (a value's presence after a pass is decided by
  *   the last operation touching it), so the end value is fixed one pass later and every
- *   intermediate value two passes later;
+ *   intermediate value two passes later (when no value is both merged and pruned, one pass is
+ *   idempotent: fixed at once);
  * - AssignImage setters on a string (as above);
  * - set-if-absent writers (AssignMetadata, Assign with a MustNotExist test on its terminal): the
  *   first one that runs sets the value, the others change nothing.
@@ -45,6 +46,7 @@ import { compileSelector } from "../labels.js";
 import type { Mutator } from "../mutators/index.js";
 import type { ListNode, PathNode } from "../path/parser.js";
 import type { LabelSelector } from "../types.js";
+import { toJSON } from "../value.js";
 
 type Terminal = "blind" | "keyed" | "ifAbsent" | "ifPresent" | "set" | "image" | "other";
 
@@ -147,7 +149,8 @@ export function influence(i: Mutator, j: Mutator): Influence {
   for (let e = 0; e < d && e < pi.length; e++) {
     const x = pi[e]!;
     const y = pj[e]!;
-    const creates = i.tester.conditionAt(e) !== "MustExist";
+    // A glob never creates elements; anything else is created when missing unless MustExist.
+    const creates = i.tester.conditionAt(e) !== "MustExist" && !(x.type === "List" && x.glob);
     if (!creates) continue;
     if (j.tester.conditionAt(e) !== undefined && e < pj.length - 1) actAct = true;
     if (x.type === "List" && y.type === "List" && !x.glob && (y.glob || y.keyField !== x.keyField)) actAct = true;
@@ -255,6 +258,7 @@ export function schedule(group: readonly Mutator[]): Schedule | undefined {
   const preds: { from: number; to: number }[][] = Array.from({ length: 2 * k }, () => []);
   adj.forEach((es, u) => es.forEach((e) => preds[e.to]!.push({ from: u, to: e.to })));
   const stOut = new Array<number>(comps.length);
+  const endOf = new Array<number>(comps.length);
   let r = 1;
   // Tarjan yields components in reverse topological order.
   for (let ci = comps.length - 1; ci >= 0; ci--) {
@@ -281,7 +285,10 @@ export function schedule(group: readonly Mutator[]): Schedule | undefined {
       const kinds = new Set(comp.map((v) => terminalKind(group[v >> 1]!)));
       if (kinds.size !== 1) return undefined;
       const kind = [...kinds][0]!;
-      if (kind === "set" || kind === "image") {
+      if (kind === "set" && mergesMeetNoPrune(comp.map((v) => group[v >> 1]!))) {
+        end = inp;
+        out = inp + 1;
+      } else if (kind === "set" || kind === "image") {
         end = inp + 1;
         out = inp + 2;
       } else if (kind === "ifAbsent") {
@@ -290,11 +297,14 @@ export function schedule(group: readonly Mutator[]): Schedule | undefined {
       } else return undefined;
     }
     stOut[ci] = out;
+    endOf[ci] = end;
     r = Math.max(r, end);
   }
-  // Last passes: a mutator's own stabilisation, shared by writers of overlapping cells; a
-  // family of several such writers also runs as long as anything reading what they write.
-  const need = group.map((_, x) => Math.min(r, stOut[compOf[2 * x + 1]!]!));
+  // Last passes: from the pass after the one where the end value of what a mutator writes is
+  // settled, running it (with every writer of overlapping cells) changes nothing; a family of
+  // several such writers also runs as long as anything reading the values they write, which
+  // could see a different intermediate value otherwise.
+  const need = group.map((_, x) => Math.min(r, endOf[compOf[2 * x + 1]!]!));
   const family = group.map((_, x) => x);
   const findF = (x: number): number => (family[x] === x ? x : (family[x] = findF(family[x]!)));
   for (let x = 0; x < k; x++) for (let y = x + 1; y < k; y++) if (cowrites(group[x]!, group[y]!)) family[findF(y)] = findF(x);
@@ -309,7 +319,7 @@ export function schedule(group: readonly Mutator[]): Schedule | undefined {
     for (const ms of members.values()) {
       let m = Math.max(...ms.map((x) => need[x]!));
       if (ms.length > 1) {
-        for (const x of ms) for (const v of [2 * x, 2 * x + 1]) for (const e of adj[v]!) if (e.to >> 1 !== x) m = Math.max(m, need[e.to >> 1]!);
+        for (const x of ms) for (const e of adj[2 * x + 1]!) if (e.to >> 1 !== x) m = Math.max(m, need[e.to >> 1]!);
       }
       for (const x of ms) {
         if (need[x]! < m) {
@@ -320,6 +330,34 @@ export function schedule(group: readonly Mutator[]): Schedule | undefined {
     }
   }
   return { passes: r, lastPass: need };
+}
+
+/** A canonical text of a JSON value (map keys sorted). */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (typeof v === "object" && v !== null) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * No value is both merged and pruned by these ModifySets: then one pass of them is idempotent
+ * (after it every merged value is present and every pruned one absent, so the next pass
+ * appends and removes nothing).
+ */
+function mergesMeetNoPrune(ms: readonly Mutator[]): boolean {
+  const merged = new Set<string>();
+  const pruned = new Set<string>();
+  for (const m of ms) {
+    if (m.kind !== "ModifySet") return false;
+    for (const v of m.values ?? []) (m.operation === "merge" ? merged : pruned).add(canonical(toJSON(v)));
+  }
+  for (const v of pruned) if (merged.has(v)) return false;
+  return true;
 }
 
 /** Tarjan's strongly connected components (iterative), in reverse topological order. */
