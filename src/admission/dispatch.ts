@@ -189,6 +189,9 @@ interface Bindings {
  * `metadata` with `creationTimestamp: null` when unset (it is set after admission on CREATE), and
  * `spec`/`status` (`{}` when empty). Custom resources are unstructured and seen as they are.
  */
+/** The overlay of a built-in's metadata without a creationTimestamp (read-only, shared). */
+const UNSET_CREATION_TIMESTAMP: ReadonlyMap<string, CelValue> = new Map([["creationTimestamp", null]]);
+
 function celView(kindInfo: (o: JsonObject) => KindInfo, memo: RequestMemo): (o: JsonObject | null) => CelValue {
   return (o) => {
     if (o === null) return null;
@@ -203,11 +206,11 @@ function celView(kindInfo: (o: JsonObject) => KindInfo, memo: RequestMemo): (o: 
       const md = o.metadata;
       if (isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) {
         let mdView = memo.views.get(md);
-        if (mdView === undefined) memo.views.set(md, (mdView = new JsonObjectMap(md, memo.cel, new Map([["creationTimestamp", null]]))));
+        if (mdView === undefined) memo.views.set(md, (mdView = new JsonObjectMap(md, memo.cel, UNSET_CREATION_TIMESTAMP)));
         overlay.set("metadata", mdView);
       }
       for (const f of goStructShell(o, info.schema)) {
-        if (f === "metadata") overlay.set(f, new JsonObjectMap({}, undefined, new Map([["creationTimestamp", null]])));
+        if (f === "metadata") overlay.set(f, new JsonObjectMap({}, undefined, UNSET_CREATION_TIMESTAMP));
         else overlay.set(f, new Map());
       }
       view = new JsonObjectMap(o, memo.cel, overlay);

@@ -14,17 +14,22 @@ import { PER_CALL_LIMIT } from "../cel/cost-runtime.js";
 import { VARIABLES_TYPE, type CompiledVariable } from "../cel/k8s/environment.js";
 import type { Activation } from "../cel/planner.js";
 
+/** Variables by name, per compiled variable list (one activation is made per mutation). */
+const indexes = new WeakMap<readonly CompiledVariable[], ReadonlyMap<string, CompiledVariable>>();
+
 export class CostedVariables extends CelObject {
   readonly celType = VARIABLES_TYPE;
   private readonly byName: ReadonlyMap<string, CompiledVariable>;
-  private readonly results = new Map<string, { value: CelValue } | { error: CelEvalError }>();
+  private results: Map<string, { value: CelValue } | { error: CelEvalError }> | undefined;
   /** Cost of the variables evaluated since the last {@link takeCost}. */
   private accumulated = 0;
   readonly activation: Activation;
 
   constructor(variables: readonly CompiledVariable[], resolve: (name: string) => CelValue | undefined) {
     super();
-    this.byName = new Map(variables.map((v) => [v.name, v]));
+    let byName = indexes.get(variables);
+    if (byName === undefined) indexes.set(variables, (byName = new Map(variables.map((v) => [v.name, v]))));
+    this.byName = byName;
     this.activation = { resolve: (name) => (name === "variables" ? this : resolve(name)) };
   }
 
@@ -38,6 +43,7 @@ export class CostedVariables extends CelObject {
   override getField(name: string): CelValue | undefined {
     const v = this.byName.get(name);
     if (v === undefined) return undefined;
+    this.results ??= new Map();
     let r = this.results.get(name);
     if (r === undefined) {
       r = this.evaluate(v);

@@ -164,6 +164,8 @@ export function matchResourceRules(
   ctx: MatchContext,
   label = "resource rule",
 ): RulesOutcome {
+  // No rules match nothing (an absent excludeResourceRules, on every request): no equivalents to list.
+  if (rules.length === 0) return { matched: false, reason: `no ${label}s` };
   const own: RuleAttributes = { resource: req.resource, subResource: req.subResource, operation: req.operation, namespace: req.namespace };
   const misses: string[] = [];
   for (const [i, rule] of rules.entries()) {
