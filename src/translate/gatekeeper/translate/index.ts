@@ -63,6 +63,7 @@
 import { policyCompileHook, ResourceCatalog } from "../../../admission/index.js";
 import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding, type CompileExpression } from "../../../policy/index.js";
 import { compileSelector } from "../labels.js";
+import { effectiveOperations } from "../match.js";
 import { compileMutator, idString, type Mutator } from "../mutators/index.js";
 import { hasSchema } from "../mutators/index.js";
 import { printPath } from "../path/print.js";
@@ -303,9 +304,9 @@ function policyName(prefix: string, group: readonly Mutator[], used: Set<string>
 }
 
 /** Guard conditions of one mutator (everything Gatekeeper matches on). */
-function guardConditions(m: Mutator): Condition[] {
+function guardConditions(m: Mutator, applyToImplied = false): Condition[] {
   const out: Condition[] = [];
-  const at = applyToCel(m);
+  const at = applyToImplied ? undefined : applyToCel(m);
   if (at !== undefined) out.push({ name: "gatekeeper-apply-to", expression: at });
   out.push(...matchConditions(m.match));
   return out;
@@ -515,8 +516,18 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
           }
         }
       }
+      // A member whose applyTo gives exactly the policy's resource rules (known resources, CREATE
+      // or UPDATE in every entry) needs no applyTo guard: with matchPolicy Exact the policy
+      // only runs for those group/version/resource/operations, i.e. for those kinds.
+      const ruleKey = (rs: readonly Record<string, unknown>[]) => [...new Set(rs.map((r) => JSON.stringify(r)))].sort().join("\n");
+      const allRules = ruleKey(rules);
+      const implied = (m: Mutator) =>
+        m.kind !== "AssignMetadata" &&
+        rules.every((r) => !(r.resources as string[]).includes("*")) &&
+        m.applyTo.every((a) => effectiveOperations(a).some((o) => o === "CREATE" || o === "UPDATE")) &&
+        ruleKey(resourceRules(m, catalog)) === allRules;
       const guarded = group.map((e) => {
-        const conds = guardConditions(e.m).map((c) => `(${c.expression})`);
+        const conds = guardConditions(e.m, implied(e.m)).map((c) => `(${c.expression})`);
         const ns = e.m.match.namespaceSelector !== undefined ? namespaceSelectorGuard(e.m.match.namespaceSelector) : undefined;
         if (ns !== undefined) conds.push(ns);
         const none = e.patchType === "JSONPatch" ? "[]" : "Object{}";

@@ -37,6 +37,14 @@ export function wildcardCel(w: string, x: string): string {
   return `${x} == ${celString(w)}`;
 }
 
+/** Whether `x` matches one of the wildcards (exact names in one list: `x` is evaluated less often). */
+function namespaceIn(ws: readonly string[], x: string): string {
+  const exact = [...new Set(ws.filter((w) => !w.startsWith("*") && !w.endsWith("*")))];
+  const wild = ws.filter((w) => w.startsWith("*") || w.endsWith("*"));
+  const parts = [...(exact.length > 1 ? [`${x} in [${exact.map(celString).join(", ")}]`] : exact.map((w) => wildcardCel(w, x))), ...wild.map((w) => wildcardCel(w, x))];
+  return parts.join(" || ");
+}
+
 function generateNameCel(w: string, x: string): string | undefined {
   const pre = w.startsWith("*");
   const suf = w.endsWith("*");
@@ -100,11 +108,11 @@ export function matchConditions(match: Match): Condition[] {
   if (match.scope === "Namespaced") out.push({ name: "gatekeeper-match-scope", expression: `!${IS_NS} && request.?namespace.orValue("") != ""` });
   const nss = match.namespaces ?? [];
   if (nss.length > 0) {
-    out.push({ name: "gatekeeper-match-namespaces", expression: `${NS} == "" || ${nss.map((w) => wildcardCel(w, NS)).join(" || ")}` });
+    out.push({ name: "gatekeeper-match-namespaces", expression: namespaceIn(["", ...nss], NS) });
   }
   const ex = match.excludedNamespaces ?? [];
   if (ex.length > 0) {
-    out.push({ name: "gatekeeper-match-excluded-namespaces", expression: `${NS} == "" || !(${ex.map((w) => wildcardCel(w, NS)).join(" || ")})` });
+    out.push({ name: "gatekeeper-match-excluded-namespaces", expression: `${NS} == "" || !(${namespaceIn(ex, NS)})` });
   }
   if (match.labelSelector !== undefined) {
     const s = selectorCel(match.labelSelector, LABELS);
