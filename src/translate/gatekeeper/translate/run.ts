@@ -22,7 +22,7 @@ import {
 import { SchemaRegistry } from "../../../kube/schema.js";
 import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding } from "../../../policy/index.js";
 import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "../../../policy/valid-types.js";
-import type { TranslateResult } from "./index.js";
+import { cachedCompile, type TranslateResult } from "./index.js";
 
 export interface RunOptions {
   /** The Namespace object of a namespaced request (a bare one is made up when absent). */
@@ -55,8 +55,9 @@ function prepare(t: TranslateResult) {
   const policies: ValidMutatingAdmissionPolicy[] = [];
   const bindings: ValidMutatingAdmissionPolicyBinding[] = [];
   let error: string | undefined;
+  const compileExpression = cachedCompile(policyCompileHook);
   for (const doc of t.policies) {
-    const r = prepareMutatingAdmissionPolicy(doc, { compileExpression: policyCompileHook });
+    const r = prepareMutatingAdmissionPolicy(doc, { compileExpression });
     if (r.ok) policies.push(r.object);
     else error ??= r.message;
   }
