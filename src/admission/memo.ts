@@ -11,7 +11,7 @@
  */
 import type { CelValue } from "../cel/index.js";
 import type { SchemaNode } from "../kube/schema.js";
-import type { JsonObject, JsonValue } from "./json.js";
+import type { JsonObject } from "./json.js";
 
 /** A table keyed by object identity: a `Map` or a `WeakMap`. */
 export interface IdentityTable<V> {
@@ -32,6 +32,6 @@ export class RequestMemo {
   readonly validLive = new Map<object, SchemaNode>();
   /** Values that strictly decode unchanged at the schema node stored (`strictTypedDecode`). */
   readonly decoded = new Map<object, SchemaNode>();
-  /** The typed round trip of a value (`normalizeTyped`), with the schema node it was made for. */
-  readonly normalized = new Map<object, { readonly node: SchemaNode; readonly value: JsonValue }>();
+  /** Values in the normal form of the typed round trip (`normalizeTyped`) at the schema node stored. */
+  readonly normalized = new Map<object, SchemaNode>();
 }

@@ -224,26 +224,17 @@ function prune(registry: SchemaRegistry, node: SchemaNode, v: JsonValue): JsonVa
  * their canonical form (`"0.5"` → `"500m"`, a number `2` → `"2"`; map-oracle-findings §6). A value
  * that does not parse as a quantity is left as it is.
  */
-export function normalizeTyped(
-  obj: JsonObject,
-  schema: SchemaNode,
-  registry: SchemaRegistry,
-  memo?: IdentityTable<{ readonly node: SchemaNode; readonly value: JsonValue }>,
-): JsonObject {
+export function normalizeTyped(obj: JsonObject, schema: SchemaNode, registry: SchemaRegistry, memo?: IdentityTable<SchemaNode>): JsonObject {
   const out = normalize(registry, schema, obj, memo);
   return isJsonObject(out) ? out : obj;
 }
 
 /**
- * Returns `v` itself when nothing in it changes (so unchanged subtrees stay shared); `memo` keeps
- * the result per input value and schema node.
+ * Returns `v` itself when nothing in it changes (so unchanged subtrees stay shared). `memo` holds
+ * values known to be in normal form at the node stored: inputs that came out unchanged and the
+ * copies made. Subtrees whose schema holds no quantity are not walked.
  */
-function normalize(
-  registry: SchemaRegistry,
-  node: SchemaNode,
-  v: JsonValue,
-  memo: IdentityTable<{ readonly node: SchemaNode; readonly value: JsonValue }> | undefined,
-): JsonValue {
+function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue, memo: IdentityTable<SchemaNode> | undefined): JsonValue {
   if (typeof v !== "object" || v === null) {
     if (node.t === "scalar" && node.fmt === "quantity" && (typeof v === "string" || typeof v === "number" || typeof v === "bigint")) {
       const q = canonicalQuantity(String(v));
@@ -251,8 +242,7 @@ function normalize(
     }
     return v;
   }
-  const hit = memo?.get(v);
-  if (hit !== undefined && hit.node === node) return hit.value;
+  if (memo?.get(v) === node || !holdsQuantity(registry, node)) return v;
   let out: JsonValue = v;
   if ((node.t === "struct" || node.t === "map") && isJsonObject(v)) {
     const elem = node.t === "map" ? registry.resolve(node.v) : undefined;
@@ -281,9 +271,42 @@ function normalize(
     }
     if (copy !== undefined) out = copy;
   }
-  memo?.set(v, { node, value: out });
+  if (typeof out === "object" && out !== null) memo?.set(out, node);
   return out;
 }
+
+/** Whether values of `node` can contain a quantity (per registry; a node being computed counts as yes). */
+function holdsQuantity(registry: SchemaRegistry, node: SchemaNode): boolean {
+  let byNode = quantityNodes.get(registry);
+  if (byNode === undefined) quantityNodes.set(registry, (byNode = new WeakMap()));
+  const known = byNode.get(node);
+  if (known !== undefined) return known;
+  byNode.set(node, true);
+  let r: boolean;
+  switch (node.t) {
+    case "scalar":
+      r = node.fmt === "quantity";
+      break;
+    case "struct":
+      r = Object.keys(node.f).some((k) => {
+        const c = registry.child(node, k);
+        return c !== undefined && holdsQuantity(registry, c);
+      });
+      break;
+    case "map":
+      r = holdsQuantity(registry, registry.resolve(node.v));
+      break;
+    case "list":
+      r = holdsQuantity(registry, registry.element(node));
+      break;
+    default:
+      r = false;
+  }
+  byNode.set(node, r);
+  return r;
+}
+
+const quantityNodes = new WeakMap<SchemaRegistry, WeakMap<SchemaNode, boolean>>();
 
 /** Canonical forms of quantity texts seen recently (quantities repeat a lot: `100m`, `128Mi`). */
 const canonicalQuantities = new Map<string, string | null>();

@@ -75,6 +75,9 @@ interface SchemaIndex {
 
 let builtin: SchemaIndex | undefined;
 
+/** Marks a field known to be undeclared in the field cache. */
+const NO_FIELD: { readonly t: "none" } = { t: "none" };
+
 /** The schema of an undeclared field of a struct that preserves unknown fields. */
 const UNKNOWN_FIELD: UntypedNode = { t: "untyped", preserveUnknown: true };
 
@@ -96,6 +99,8 @@ export function gvkKey(apiVersion: string, kind: string): string {
 export class SchemaRegistry {
   private readonly kinds = new Map<string, SchemaRef>();
   private readonly types = new Map<string, SchemaRef>();
+  /** Resolved struct fields (see `child`); reset when a definition is added. */
+  private fieldCache = new WeakMap<SchemaNode, Map<string, SchemaNode | typeof NO_FIELD>>();
   /** Field-level map-type overrides, resolved once per reference object (and base node). */
   private readonly overrides = new WeakMap<object, { readonly base: SchemaNode; readonly node: SchemaNode }>();
 
@@ -112,6 +117,7 @@ export class SchemaRegistry {
   /** Registers a named definition that nodes of `addKind` may reference by name. */
   addType(name: string, schema: SchemaRef): void {
     this.types.set(name, schema);
+    this.fieldCache = new WeakMap();
   }
 
   /** The schema of a kind, or undefined when the kind is unknown (no schema: the caller decides). */
@@ -146,9 +152,15 @@ export class SchemaRegistry {
   /** The schema of a struct field or map value, or undefined when the field is not declared. */
   child(node: SchemaNode, field: string): SchemaNode | undefined {
     if (node.t === "struct") {
+      // Field lookups repeat for every object of a kind: resolved once per struct and field name.
+      let fields = this.fieldCache.get(node);
+      if (fields === undefined) this.fieldCache.set(node, (fields = new Map()));
+      const hit = fields.get(field);
+      if (hit !== undefined) return hit === NO_FIELD ? undefined : (hit as SchemaNode);
       const f = Object.prototype.hasOwnProperty.call(node.f, field) ? node.f[field] : undefined;
-      if (f === undefined) return node.preserveUnknown === true ? UNKNOWN_FIELD : undefined;
-      return this.resolve(f);
+      const r = f === undefined ? (node.preserveUnknown === true ? UNKNOWN_FIELD : undefined) : this.resolve(f);
+      fields.set(field, r ?? NO_FIELD);
+      return r;
     }
     if (node.t === "map") return this.resolve(node.v);
     if (node.t === "untyped") return node;

@@ -149,6 +149,7 @@ function jsonTypeName(v: JsonValue): string {
 
 /** RFC 6901 unescaping in one pass (Go strings.NewReplacer("~1", "/", "~0", "~")). */
 function decodeKey(k: string): string {
+  if (k.indexOf("~") < 0) return k;
   return k.replace(/~[01]/g, (m) => (m === "~1" ? "/" : "~"));
 }
 
@@ -157,6 +158,8 @@ type Atoi = { readonly n: number } | { readonly err: string };
 /** Go `strconv.Atoi` on a 64-bit platform. */
 function atoi(s: string): Atoi {
   if (!/^[+-]?[0-9]+$/.test(s)) return { err: `strconv.Atoi: parsing ${goQuote(s)}: invalid syntax` };
+  // Short decimal strings are exact as numbers; only long ones need the int64 range check.
+  if (s.length <= 15) return { n: Number(s) };
   const big = BigInt(s);
   if (big > 9223372036854775807n || big < -9223372036854775808n) return { err: `strconv.Atoi: parsing ${goQuote(s)}: value out of range` };
   return { n: Number(big) };
