@@ -395,13 +395,16 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     return info;
   };
   const view = celView(kindInfo, memo);
-  const requestValues = new Map<string, JsonObject>();
+  // By identity: invocations share the request's (or the catalog's) resource and kind objects.
+  const requestValues = new Map<GroupVersionResource, Map<GroupVersionKind, JsonObject>>();
   const requestValue = (resource: GroupVersionResource, kind: GroupVersionKind): JsonObject => {
-    const k = `${resource.group}/${resource.version}/${resource.resource}|${kind.group}/${kind.version}/${kind.kind}`;
-    let v = requestValues.get(k);
-    if (v === undefined) requestValues.set(k, (v = admissionRequestValue(request, resource, kind)));
+    let byKind = requestValues.get(resource);
+    if (byKind === undefined) requestValues.set(resource, (byKind = new Map()));
+    let v = byKind.get(kind);
+    if (v === undefined) byKind.set(kind, (v = admissionRequestValue(request, resource, kind)));
     return v;
   };
+
 
   for (const inv of input.invocations) {
     const compiled = compilePolicy(inv.policy);

@@ -216,7 +216,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
           schemas,
           catalog,
           authorizer: cachingAuthorizer(ctx.authorizer ?? OFFLINE_AUTHORIZER),
-          ...(ctx.options?.defaulter !== undefined ? { defaulter: ctx.options.defaulter } : {}),
+          defaulter: ctx.options?.defaulter,
           reinvocation,
           pass,
           memo,

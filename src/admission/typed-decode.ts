@@ -107,14 +107,16 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
         const value = v[key] as JsonValue;
-        const ref = Object.prototype.hasOwnProperty.call(node.f, key) ? node.f[key] : undefined;
         const child = ctx.registry.child(node, key);
         let after: JsonValue | undefined;
         if (child === undefined) ctx.unknown.push(path === "" ? key : `${path}.${key}`);
         else if (value !== null) {
           // Fast paths that need no path or stack: a well-typed scalar, a subtree known clean.
           if (typeof value !== "object" ? child.t === "scalar" && scalarFits(child, value) : ctx.clean !== undefined && ctx.clean.get(value) === child) after = value;
-          else after = walk(ctx, child, value, path === "" ? key : `${path}.${key}`, here, [...stack, key], refName(ref));
+          else {
+            const ref = Object.prototype.hasOwnProperty.call(node.f, key) ? node.f[key] : undefined;
+            after = walk(ctx, child, value, path === "" ? key : `${path}.${key}`, here, [...stack, key], refName(ref));
+          }
         }
         if (after !== value && copy === undefined) copy = copyKeys(v, keys, i);
         if (copy !== undefined && after !== undefined) setKey(copy, key, after);
