@@ -304,7 +304,7 @@ function patchOne(
   // Built-ins are serialized from their Go struct: metadata (with `creationTimestamp: null`), spec
   // and status are non-pointer structs, always present (map.md §4.3).
   const added = typed ? goStructShell(object, schema) : [];
-  const res = applyJsonPatch(typed ? withShell(object, added) : object, ops as never);
+  const res = applyJsonPatch(typed ? withShell(object, added, touchesCreationTimestamp(ops as readonly { path?: unknown; from?: unknown }[])) : object, ops as never);
   if (res.ok === "test-failed") return { ok: true, object, testFailed: true, cost: r.cost };
   if (res.ok === false) return { ok: false, error: `JSON Patch: ${res.error}`, cost: r.cost };
   const doc = res.doc;
@@ -342,12 +342,23 @@ function goStructShell(object: JsonObject, schema: SchemaNode): string[] {
   return SHELL_FIELDS.filter((f) => Object.prototype.hasOwnProperty.call(schema.f, f) && !Object.prototype.hasOwnProperty.call(object, f));
 }
 
-function withShell(object: JsonObject, added: readonly string[]): JsonObject {
+function withShell(object: JsonObject, added: readonly string[], creationTimestamp = true): JsonObject {
   const out: JsonObject = { ...object };
   for (const f of added) out[f] = {};
   const md = out.metadata;
-  if (isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) out.metadata = { ...md, creationTimestamp: null };
+  if (creationTimestamp && isJsonObject(md) && !Object.prototype.hasOwnProperty.call(md, "creationTimestamp")) out.metadata = { ...md, creationTimestamp: null };
   return out;
+}
+
+/**
+ * Whether a JSON patch can observe `metadata.creationTimestamp` (a path or from that is the whole
+ * document, the whole metadata, or under creationTimestamp). Only then is the `null` the Go
+ * serialization has added: it is dropped again by the typed decode, and leaving it out otherwise
+ * keeps the metadata object (and everything cached for it) unchanged.
+ */
+function touchesCreationTimestamp(ops: readonly { path?: unknown; from?: unknown }[]): boolean {
+  const hits = (p: unknown): boolean => typeof p === "string" && (p === "" || p === "/metadata" || p.startsWith("/metadata/creationTimestamp"));
+  return ops.some((op) => hits(op.path) || hits(op.from));
 }
 
 /** Drops the shell fields added for serialization when the patch left them empty. */
