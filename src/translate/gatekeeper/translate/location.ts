@@ -111,7 +111,9 @@ export class LocationCompiler {
     const present = cond === "MustNotExist" ? "[]" : `${cur}.transformList(${j}, ${e}, ${m},\n  ${indent(this.gen(i + 1, e, ptrIndex(ptr, j)))}).flatten()`;
     const missing = cond === "MustExist" ? "[]" : this.appendElement(i, ptr);
     const e2 = this.names.next("e");
-    const body = present === missing ? present : `(${cur}.exists(${e2}, ${keyMatch(e2, node)}) ?\n  ${indent(present)} :\n  ${indent(missing)})`;
+    // Without a match the filtered transformList is empty: no `exists` needed when missing is [].
+    const body =
+      present === missing || missing === "[]" ? present : `(${cur}.exists(${e2}, ${keyMatch(e2, node)}) ?\n  ${indent(present)} :\n  ${indent(missing)})`;
     return `(type(${cur}) == list ?\n  ${indent(body)} :\n  ${errorOp(listMismatch(node))})`;
   }
 
