@@ -37,6 +37,20 @@ export function isObjectTypeName(name: string): boolean {
   return name === OBJECT_TYPE_NAME || name.startsWith(`${OBJECT_TYPE_NAME}.`);
 }
 
+/** Message types by `Object…` name: made once, as every construction asks for its type. */
+const objectTypes = new Map<string, CelType>();
+
+function objectType(name: string): CelType {
+  let t = objectTypes.get(name);
+  if (t === undefined) {
+    t = messageType(name);
+    // Names come from policy expressions; bounded so that a stream of distinct names cannot grow it.
+    if (objectTypes.size >= 10_000) objectTypes.clear();
+    objectTypes.set(name, t);
+  }
+  return t;
+}
+
 /** A value built by `Object{…}` or `Object.<path>{…}`. Immutable. */
 export class ObjectValue extends CelObject {
   readonly celType: CelType;
@@ -46,7 +60,7 @@ export class ObjectValue extends CelObject {
     readonly fields: ReadonlyMap<string, CelValue>,
   ) {
     super();
-    this.celType = messageType(typeName);
+    this.celType = objectType(typeName);
   }
   /** The field's value when set; an unset field is "no such field" (there is no schema to give a default). */
   override getField(name: string): CelValue | undefined {
@@ -113,7 +127,7 @@ export function objectTypeProvider(options: { readonly schema?: CelSchemaNode } 
   return {
     findType(name) {
       if (name === JSONPATCH_TYPE_NAME) return JSONPATCH_TYPE;
-      return isObjectType(name) ? messageType(name) : undefined;
+      return isObjectType(name) ? objectType(name) : undefined;
     },
     findFieldType(typeName, field) {
       if (typeName === JSONPATCH_TYPE_NAME) return jsonPatchFieldType(field);
