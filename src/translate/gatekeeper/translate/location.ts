@@ -108,12 +108,20 @@ export class LocationCompiler {
       return `(type(${cur}) == list ?\n  ${indent(body)} :\n  ${errorOp(listMismatch(node))})`;
     }
     const m = keyMatch(e, node);
-    const present = cond === "MustNotExist" ? "[]" : `${cur}.transformList(${j}, ${e}, ${m},\n  ${indent(this.gen(i + 1, e, ptrIndex(ptr, j)))}).flatten()`;
+    const perMatch = `${cur}.transformList(${j}, ${e}, ${m},\n  ${indent(this.gen(i + 1, e, ptrIndex(ptr, j)))})`;
     const missing = cond === "MustExist" ? "[]" : this.appendElement(i, ptr);
-    const e2 = this.names.next("e");
-    // Without a match the filtered transformList is empty: no `exists` needed when missing is [].
-    const body =
-      present === missing || missing === "[]" ? present : `(${cur}.exists(${e2}, ${keyMatch(e2, node)}) ?\n  ${indent(present)} :\n  ${indent(missing)})`;
+    let body: string;
+    if (cond === "MustNotExist") {
+      const e2 = this.names.next("e");
+      body = missing === "[]" ? "[]" : `(${cur}.exists(${e2}, ${keyMatch(e2, node)}) ?\n  [] :\n  ${indent(missing)})`;
+    } else if (missing === "[]") {
+      // Without a match the filtered transformList is empty.
+      body = `${perMatch}.flatten()`;
+    } else {
+      // One scan: the per-match patch lists, none of them when nothing matches.
+      const r = this.names.next("r");
+      body = `[${perMatch}].map(${r}, size(${r}) == 0 ?\n  ${indent(missing)} :\n  ${r}.flatten())[0]`;
+    }
     return `(type(${cur}) == list ?\n  ${indent(body)} :\n  ${errorOp(listMismatch(node))})`;
   }
 
