@@ -21,6 +21,11 @@ export function mergeValues(
   rhs: JsonValue | undefined,
   valid?: IdentityTable<SchemaNode>,
 ): JsonValue | undefined {
+  // Nothing to merge: SMD rebuilds the validated live value unchanged (every key has a type, and
+  // empty maps and lists are kept as leaves), so the value itself is the result. Sharing it keeps
+  // the untouched parts of the object identical, which the per-request memos rely on (it is
+  // already known valid: it was validated as part of the live object).
+  if (rhs === undefined) return lhs;
   const v = merge(ctx, node, lhs, rhs, valid);
   // The merge of a valid live value and a valid patch is a valid live value: remembered (when asked)
   // so that the next mutation of the request does not validate it again.
@@ -29,15 +34,11 @@ export function mergeValues(
 }
 
 function merge(ctx: TypeContext, node: SchemaNode, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: IdentityTable<SchemaNode> | undefined): JsonValue | undefined {
-  if (lhs === undefined && rhs === undefined) return undefined;
-  // Nothing to merge: SMD rebuilds the validated live value unchanged (every key has a type, and
-  // empty maps and lists are kept as leaves), so the value itself is the result. Sharing it keeps
-  // the untouched parts of the object identical, which the per-request memos rely on.
   if (rhs === undefined) return lhs;
   const a = atomOf(ctx, node);
   // With both sides present and shaped differently (only possible for untyped values), SMD runs the
   // lhs-shaped handler for its errors only and keeps the rhs-shaped result.
-  const chosen: Atom = rhs === undefined ? deduceAtom(a, lhs) : deduceAtom(a, rhs);
+  const chosen: Atom = deduceAtom(a, rhs);
   if (chosen.map !== undefined) return mergeMap(ctx, chosen.map, lhs, rhs, valid);
   if (chosen.scalar !== undefined) return leaf(lhs, rhs);
   if (chosen.list !== undefined) return mergeList(ctx, chosen.list, lhs, rhs, valid);
@@ -58,14 +59,20 @@ function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs:
   const out: JsonObject = {};
   const keys = l === undefined ? [] : Object.keys(l);
   if (r !== undefined) for (const k of Object.keys(r)) if (l === undefined || !Object.prototype.hasOwnProperty.call(l, k)) keys.push(k);
+  let size = 0;
   for (const key of keys) {
     const t = m.field(key) ?? m.element;
     // A key without a type is a schema error in SMD; the key is dropped.
     if (t === undefined) continue;
-    const v = mergeValues(ctx, t, l === undefined ? undefined : getKey(l, key), r === undefined ? undefined : getKey(r, key), valid);
-    if (v !== undefined) setKey(out, key, v);
+    const rv = r === undefined ? undefined : getKey(r, key);
+    const lv = l === undefined ? undefined : getKey(l, key);
+    const v = rv === undefined ? lv : mergeValues(ctx, t, lv, rv, valid);
+    if (v !== undefined) {
+      setKey(out, key, v);
+      size++;
+    }
   }
-  return Object.keys(out).length > 0 ? out : undefined;
+  return size > 0 ? out : undefined;
 }
 
 function mergeList(ctx: TypeContext, t: ListAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: IdentityTable<SchemaNode> | undefined): JsonValue | undefined {
