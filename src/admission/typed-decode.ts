@@ -254,7 +254,8 @@ function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue, mem
       const key = keys[i]!;
       const child = elem ?? registry.child(node, key);
       const before = v[key] as JsonValue;
-      const after = child === undefined ? before : normalize(registry, child, before, memo);
+      // Only quantities change among scalars: other scalar fields need no call.
+      const after = child === undefined || (typeof before !== "object" && (child.t !== "scalar" || child.fmt !== "quantity")) ? before : normalize(registry, child, before, memo);
       if (after !== before && copy === undefined) {
         copy = {};
         for (let j = 0; j < i; j++) setKey(copy, keys[j]!, v[keys[j]!] as JsonValue);
