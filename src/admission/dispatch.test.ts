@@ -483,3 +483,39 @@ describe("policyCompileHook (API validation with the real compiler)", () => {
     expect(prepare({ patchType: "ApplyConfiguration", applyConfiguration: { expression: expr } }).ok).toBe(true);
   });
 });
+
+describe("deadline and timings", () => {
+  const three = [policy({ name: "a", mutations: [SET_LABEL] }), policy({ name: "b", mutations: ['Object{metadata: Object.metadata{labels: {"b": "1"}}}'] }), policy({ name: "c", mutations: [{ jp: '[JSONPatch{op: "add", path: "/data/c", value: "3"}]' }] })];
+
+  it("an expired deadline before any invocation: 504 Timeout, nothing applied", () => {
+    const r = run(three, cm(), { options: { expired: () => true } });
+    expect(r.allowed).toBe(false);
+    expect(r.status).toEqual({ code: 504, reason: "Timeout", message: "Timeout: request did not complete within requested timeout - context deadline exceeded" });
+    expect(r.patch).toEqual([]);
+    expect(r.trace.passes[0]!.invocations).toEqual([]);
+  });
+
+  it("a deadline that passes mid-request abandons the rest: 504, the patch is empty", () => {
+    let asked = 0;
+    // Asked before each invocation and each mutation: a, a/0, b, b/0, then expired.
+    const r = run(three, cm(), { options: { expired: () => ++asked > 4 } });
+    expect(r.status?.code).toBe(504);
+    expect(r.patch).toEqual([]);
+    expect(r.trace.passes[0]!.invocations.map((i) => i.policy)).toEqual(["a", "b"]);
+  });
+
+  it("a deadline that never passes changes nothing", () => {
+    const r = run(three, cm(), { options: { expired: () => false } });
+    expect(r.allowed).toBe(true);
+    expect(r.object?.data).toEqual({ a: "1", c: "3" });
+  });
+
+  it("mutations and matchConditions report their wall time", () => {
+    const p = policy({ name: "m", mutations: [SET_LABEL], matchConditions: [{ name: "always", expression: "true" }] });
+    const inv = run([p]).trace.passes[0]!.invocations[0]!;
+    expect(inv.matchConditionSeconds).toBeGreaterThanOrEqual(0);
+    expect(inv.matchConditionSeconds).toBeLessThan(5);
+    expect(inv.mutations[0]!.seconds).toBeGreaterThan(0);
+    expect(inv.mutations[0]!.seconds).toBeLessThan(5);
+  });
+});

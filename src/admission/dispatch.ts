@@ -69,8 +69,8 @@ export interface PolicyError<P extends PolicyLike = PolicyLike, B extends Bindin
 
 /** A Kubernetes StatusError that aborts the request whatever the failure policies. */
 export interface StatusError {
-  readonly code: 404 | 500 | 503;
-  readonly reason: "NotFound" | "InternalError" | "ServiceUnavailable";
+  readonly code: 404 | 500 | 503 | 504;
+  readonly reason: "NotFound" | "InternalError" | "ServiceUnavailable" | "Timeout";
   readonly message: string;
 }
 
@@ -90,7 +90,16 @@ export interface DispatchInput<P extends DispatchPolicy, B extends BindingLike> 
   readonly pass: 1 | 2;
   /** Shared by the passes of one request; a fresh one when absent. */
   readonly memo?: RequestMemo;
+  /** See `EvaluateOptions.expired`. */
+  readonly expired?: () => boolean;
 }
+
+/** The status of a request whose deadline passed (the apiserver's handler timeout). */
+export const DEADLINE_EXCEEDED: StatusError = {
+  code: 504,
+  reason: "Timeout",
+  message: "Timeout: request did not complete within requested timeout - context deadline exceeded",
+};
 
 export interface DispatchResult<P extends PolicyLike, B extends BindingLike> {
   /** The object at the end of the pass (the input object when nothing applied). */
@@ -320,7 +329,15 @@ function patchOne(
 }
 
 /** A mutation's trace whose `diff` is computed when first read (most traces are never shown). */
-function appliedTrace(index: number, patchType: MutationTrace["patchType"], outcome: MutationTrace["outcome"], cost: number, from: JsonObject, to: JsonObject): MutationTrace {
+function appliedTrace(
+  index: number,
+  patchType: MutationTrace["patchType"],
+  outcome: MutationTrace["outcome"],
+  cost: number,
+  from: JsonObject,
+  to: JsonObject,
+  seconds: number,
+): MutationTrace {
   let diff: readonly PatchOperation[] | undefined;
   return {
     index,
@@ -331,6 +348,7 @@ function appliedTrace(index: number, patchType: MutationTrace["patchType"], outc
       diff ??= jsonDiff(from, to);
       return diff;
     },
+    seconds,
   };
 }
 
@@ -418,7 +436,9 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
 
 
   for (const inv of input.invocations) {
+    if (input.expired?.() === true) return { object, errors, status: DEADLINE_EXCEEDED, invocations: traces, reinvocationRequested };
     const compiled = compilePolicy(inv.policy);
+    let mcSeconds: number | undefined;
     const policyName = inv.policy.metadata.name;
     const bindingName = inv.binding.metadata.name;
     const mcTraces: MatchConditionTrace[] = [];
@@ -433,6 +453,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       t.matchConditions = mcTraces;
       t.mutations = mutTraces;
       if (skipped !== undefined) t.skipped = skipped;
+      if (mcSeconds !== undefined) t.matchConditionSeconds = mcSeconds;
       t.changed = changed;
       return t;
     };
@@ -440,6 +461,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
 
     // 1. matchConditions
     if (compiled.matchConditions.length > 0) {
+      const started = performance.now();
       const vars = newVariables(compiled, {
         object,
         oldObject: request.oldObject,
@@ -475,6 +497,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
           if (r.value === false) falseName = mc.name;
         }
       }
+      mcSeconds = (performance.now() - started) / 1000;
       if (budgetError !== undefined) {
         if (failurePolicy === "Fail") errors.push({ policy: inv.policy, binding: inv.binding, message: budgetError, reason: "Invalid" });
         traces.push(trace(false, `matchConditions ran out of their cost budget (failurePolicy ${failurePolicy})`));
@@ -524,19 +547,24 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
         traces.push(trace(before !== object && !deepEqual(before, object)));
         return { object, errors, status: { code: 503, reason: "ServiceUnavailable", message }, invocations: traces, reinvocationRequested };
       }
+      if (input.expired?.() === true) {
+        traces.push(trace(before !== object && !deepEqual(before!, object)));
+        return { object, errors, status: DEADLINE_EXCEEDED, invocations: traces, reinvocationRequested };
+      }
+      const started = performance.now();
       const r = patchOne(compiled, i, object, b, info.schema, schemas, info.typed, memo);
       if (r.ok === "abort") {
-        mutTraces.push({ index: i, patchType, outcome: "aborted", error: r.status.message, cost: r.cost, diff: [] });
+        mutTraces.push({ index: i, patchType, outcome: "aborted", error: r.status.message, cost: r.cost, diff: [], seconds: (performance.now() - started) / 1000 });
         traces.push(trace(before !== object && !deepEqual(before!, object)));
         return { object, errors, status: r.status, invocations: traces, reinvocationRequested };
       }
       if (r.ok === false) {
         errors.push({ policy: inv.policy, binding: inv.binding, message: r.error, reason: "Invalid" });
-        mutTraces.push({ index: i, patchType, outcome: "error", error: r.error, cost: r.cost, diff: [] });
+        mutTraces.push({ index: i, patchType, outcome: "error", error: r.error, cost: r.cost, diff: [], seconds: (performance.now() - started) / 1000 });
         continue;
       }
       const next = input.defaulter !== undefined ? input.defaulter(r.object, gvk) : r.object;
-      mutTraces.push(appliedTrace(i, patchType, r.testFailed === true ? "test-failed" : "applied", r.cost, object, next));
+      mutTraces.push(appliedTrace(i, patchType, r.testFailed === true ? "test-failed" : "applied", r.cost, object, next, (performance.now() - started) / 1000));
       object = next;
       dirty = true;
     }

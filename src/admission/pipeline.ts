@@ -39,7 +39,7 @@
  */
 import { cachingAuthorizer, OFFLINE_AUTHORIZER, type Authorizer } from "../cel/k8s/authz.js";
 import { SchemaRegistry } from "../kube/schema.js";
-import { dispatchPass, type Defaulter, type DispatchPolicy, type PolicyError, type StatusError } from "./dispatch.js";
+import { DEADLINE_EXCEEDED, dispatchPass, type Defaulter, type DispatchPolicy, type PolicyError, type StatusError } from "./dispatch.js";
 import { jsonDiff, type PatchOperation } from "./diff.js";
 import type { JsonObject } from "./json.js";
 import { RequestMemo } from "./memo.js";
@@ -59,6 +59,13 @@ export interface EvaluateOptions {
    * so results differ where defaulting would fill fields (see the conformance ledger).
    */
   readonly defaulter?: Defaulter;
+  /**
+   * Asked before every invocation and every mutation; once it answers true the request is
+   * abandoned with 504 Timeout (the apiserver's answer when a request outlives its deadline),
+   * so that a webhook can answer before the apiserver's webhook timeout. A running CEL expression
+   * is not interrupted (its cost limit bounds it).
+   */
+  readonly expired?: () => boolean;
 }
 
 export interface EvaluateContext<P extends DispatchPolicy = DispatchPolicy, B extends BindingLike = BindingLike> {
@@ -83,8 +90,8 @@ export interface EvaluateContext<P extends DispatchPolicy = DispatchPolicy, B ex
 /** The apiserver's answer when MAP denies or aborts the request (a metav1.Status). */
 export interface AdmissionStatus {
   /** 400 with reason "" (unknown): a webhook denied the request (apiserver `webhookerrors.ToStatusErr`). */
-  readonly code: 400 | 403 | 404 | 500 | 503;
-  readonly reason: "Forbidden" | "Invalid" | "NotFound" | "InternalError" | "ServiceUnavailable" | "";
+  readonly code: 400 | 403 | 404 | 500 | 503 | 504;
+  readonly reason: "Forbidden" | "Invalid" | "NotFound" | "InternalError" | "ServiceUnavailable" | "Timeout" | "";
   readonly message: string;
   /** 403 only: one message per remaining policy error. */
   readonly causes?: readonly { readonly message: string }[];
@@ -217,6 +224,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
           catalog,
           authorizer: cachingAuthorizer(ctx.authorizer ?? OFFLINE_AUTHORIZER),
           defaulter: ctx.options?.defaulter,
+          expired: ctx.options?.expired,
           reinvocation,
           pass,
           memo,
@@ -254,6 +262,10 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
     }
     const webhooks: NonNullable<PassTrace["webhooks"]>[number][] = [];
     for (const stage of ctx.webhooks ?? []) {
+      if (ctx.options?.expired?.() === true) {
+        passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested, errors: passErrors, webhooks });
+        return finish(false, statusOf(DEADLINE_EXCEEDED));
+      }
       const r = stage.run({ pass, request: { ...request, object }, object });
       webhooks.push(r.trace);
       ignoredErrors.push(...(r.ignoredErrors ?? []));

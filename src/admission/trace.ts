@@ -40,6 +40,11 @@ export interface MutationTrace {
   readonly cost: number;
   /** What this mutation changed (defaulting included), as RFC 6902 operations. */
   readonly diff: readonly PatchOperation[];
+  /**
+   * Wall time of the mutation (evaluation, patch, typed round trip, defaulting), the span of the
+   * apiserver's `apiserver_mutating_admission_policy_check_duration_seconds`. Absent when not run.
+   */
+  readonly seconds?: number;
 }
 
 export interface InvocationTrace {
@@ -53,6 +58,8 @@ export interface InvocationTrace {
   readonly matchConditions: readonly MatchConditionTrace[];
   /** Why the mutations did not run, when they did not. */
   readonly skipped?: string;
+  /** Wall time of the matchConditions, when there are any. */
+  readonly matchConditionSeconds?: number;
   readonly mutations: readonly MutationTrace[];
   /** Whether the object differs after this invocation. */
   readonly changed: boolean;
