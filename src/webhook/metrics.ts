@@ -7,8 +7,10 @@
  *
  * - `apiserver_mutating_admission_policy_check_total{policy, policy_binding, error_type}`: one per
  *   mutation evaluation; `error_type` ∈ `no_error`, `compile_error`, `out_of_budget`, `invalid_error`.
- *   (`apiserver_mutating_admission_policy_check_duration_seconds` needs the time of each mutation,
- *   which the pipeline's trace does not record: see src/webhook/README.md, Limits.)
+ * - `apiserver_mutating_admission_policy_check_duration_seconds{policy, policy_binding, error_type}`:
+ *   the wall time of each mutation (evaluation, patch, defaulting), the apiserver's buckets.
+ * - `apiserver_admission_match_condition_evaluation_seconds{name, kind, type, operation}`: the time
+ *   of each invocation's matchConditions, the apiserver's buckets.
  * - `apiserver_admission_match_condition_evaluation_errors_total{name, kind, type, operation}` and
  *   `apiserver_admission_match_condition_exclusions_total{…}` (kubernetes/apiserver
  *   `pkg/admission/metrics`): per matchCondition error, and per invocation a false condition
@@ -79,6 +81,8 @@ export class WebhookMetrics {
   readonly requests: Counter<"outcome" | "dry_run">;
   readonly requestDuration: Histogram<"outcome">;
   readonly policyChecks: Counter<"policy" | "policy_binding" | "error_type">;
+  readonly policyCheckDuration: Histogram<"policy" | "policy_binding" | "error_type">;
+  readonly matchConditionDuration: Histogram<"name" | "kind" | "type" | "operation">;
   readonly policyInvocations: Counter<"policy" | "policy_binding" | "outcome">;
   readonly matchConditionErrors: Counter<"name" | "kind" | "type" | "operation">;
   readonly matchConditionExclusions: Counter<"name" | "kind" | "type" | "operation">;
@@ -114,6 +118,22 @@ export class WebhookMetrics {
       name: "apiserver_mutating_admission_policy_check_total",
       help: "Admission policy mutation evaluations, by policy, binding and error type (as kube-apiserver counts them).",
       labelNames: ["policy", "policy_binding", "error_type"],
+      registers: [registry],
+    });
+    this.policyCheckDuration = new Histogram({
+      name: "apiserver_mutating_admission_policy_check_duration_seconds",
+      help: "Mutation admission latency for individual mutation expressions in seconds, labeled by policy and binding.",
+      labelNames: ["policy", "policy_binding", "error_type"],
+      // kube-apiserver's buckets (pkg/admission/plugin/policy/mutating/metrics/metrics.go).
+      buckets: [0.0000005, 0.001, 0.01, 0.1, 1.0],
+      registers: [registry],
+    });
+    this.matchConditionDuration = new Histogram({
+      name: "apiserver_admission_match_condition_evaluation_seconds",
+      help: "Admission match condition evaluation time in seconds, identified by name and broken out for each kind containing matchConditions (webhook or policy), operation and type (validate or admit).",
+      labelNames: ["name", "kind", "type", "operation"],
+      // kube-apiserver's buckets (pkg/admission/metrics/metrics.go).
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25],
       registers: [registry],
     });
     this.policyInvocations = new Counter({
@@ -187,14 +207,18 @@ export class WebhookMetrics {
   /** Counts what the pipeline did per policy for one request (see review.ts `observationsOf`). */
   observePolicies(o: {
     readonly operation?: string | undefined;
-    readonly checks: readonly { readonly policy: string; readonly binding: string; readonly errorType: PolicyErrorType }[];
+    readonly checks: readonly { readonly policy: string; readonly binding: string; readonly errorType: PolicyErrorType; readonly seconds?: number }[];
     readonly invocations?: readonly { readonly policy: string; readonly binding: string; readonly outcome: InvocationOutcome }[];
-    readonly matchConditions?: readonly { readonly policy: string; readonly result: "error" | "exclusion" }[];
+    readonly matchConditions?: readonly { readonly policy: string; readonly result: "error" | "exclusion" | "timing"; readonly seconds?: number }[];
   }): void {
     for (const c of o.checks) {
       const labels = { policy: c.policy, policy_binding: c.binding, error_type: c.errorType };
       this.policyChecks.inc(labels);
       this.#track(c.policy, `c\0${c.binding}\0${c.errorType}`, () => this.policyChecks.remove(labels));
+      if (c.seconds !== undefined) {
+        this.policyCheckDuration.observe(labels, c.seconds);
+        this.#track(c.policy, `d\0${c.binding}\0${c.errorType}`, () => this.policyCheckDuration.remove(labels));
+      }
     }
     for (const i of o.invocations ?? []) {
       const labels = { policy: i.policy, policy_binding: i.binding, outcome: i.outcome };
@@ -204,6 +228,11 @@ export class WebhookMetrics {
     const operation = o.operation ?? "";
     for (const mc of o.matchConditions ?? []) {
       const labels = { name: mc.policy, kind: "policy", type: "validate", operation };
+      if (mc.result === "timing") {
+        if (mc.seconds !== undefined) this.matchConditionDuration.observe(labels, mc.seconds);
+        this.#track(mc.policy, `t\0${operation}`, () => this.matchConditionDuration.remove(labels));
+        continue;
+      }
       const counter = mc.result === "error" ? this.matchConditionErrors : this.matchConditionExclusions;
       counter.inc(labels);
       this.#track(mc.policy, `${mc.result}\0${operation}`, () => counter.remove(labels));

@@ -67,6 +67,8 @@ export interface PolicyCheck {
   readonly policy: string;
   readonly binding: string;
   readonly errorType: PolicyErrorType;
+  /** Wall time of the mutation (`check_duration_seconds`), when the pipeline measured it. */
+  readonly seconds?: number;
 }
 
 /** One policy invocation (policy × binding × param) of a pass, as the trace records it. */
@@ -79,8 +81,10 @@ export interface PolicyInvocation {
 /** A matchCondition observation as kube-apiserver's matcher makes them (admission/plugin/webhook/matchconditions). */
 export interface MatchConditionObservation {
   readonly policy: string;
-  /** `error`: a condition errored; `exclusion`: a condition was false (the invocation did not run). */
-  readonly result: "error" | "exclusion";
+  /** `error`: a condition errored; `exclusion`: a condition was false (the invocation did not run); `timing`: only the time. */
+  readonly result: "error" | "exclusion" | "timing";
+  /** Wall time of the invocation's matchConditions (`match_condition_evaluation_seconds`), on one observation per invocation. */
+  readonly seconds?: number;
 }
 
 export interface ReviewReply {
@@ -118,6 +122,7 @@ export function observationsOf(trace: Trace): Pick<ReviewReply, "checks" | "invo
       // error, the first false one an exclusion (later ones are not evaluated).
       let excluded = false;
       let mcError = false;
+      if (inv.matchConditionSeconds !== undefined) matchConditions.push({ policy: inv.policy, result: "timing", seconds: inv.matchConditionSeconds });
       for (const mc of inv.matchConditions) {
         if (mc.result === "error") {
           mcError = true;
@@ -133,7 +138,7 @@ export function observationsOf(trace: Trace): Pick<ReviewReply, "checks" | "invo
         if (m.outcome === "skipped") continue;
         const errorType = m.outcome === "error" || m.outcome === "aborted" ? policyErrorType(m.error) : "no_error";
         if (errorType !== "no_error") mutationError = true;
-        checks.push({ policy: inv.policy, binding: inv.binding, errorType });
+        checks.push({ policy: inv.policy, binding: inv.binding, errorType, ...(m.seconds !== undefined ? { seconds: m.seconds } : {}) });
       }
       let outcome: InvocationOutcome;
       if (inv.skipped !== undefined) outcome = excluded ? "excluded" : mcError || inv.skipped.startsWith("matchConditions") ? "error" : "not_reinvoked";
@@ -398,12 +403,14 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
       namespaces,
       catalog: s.catalog,
       schemas: s.schemas,
+      // The pipeline gives up between invocations and mutations once the deadline passed.
+      options: { expired: () => env.now() > env.deadline },
     });
   } catch (e) {
     return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`);
   }
   const observed = observationsOf(result.trace);
-  if (env.now() > env.deadline) {
+  if (result.status?.code === 504 || env.now() > env.deadline) {
     return { ...serverFailure("timeout", 504, "Timeout", `request deadline exceeded during evaluation`), ...observed };
   }
   const warnings = [...result.warnings, ...(s.ignoredErrorsAsWarnings === false ? [] : result.ignoredErrors)];

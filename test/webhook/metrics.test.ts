@@ -29,9 +29,10 @@ const trace = {
       reinvocationRequested: false,
       errors: [],
       invocations: [
-        inv("mutates", { changed: true, mutations: [{ index: 0, patchType: "ApplyConfiguration", outcome: "applied", cost: 3, diff: [] }] }),
+        inv("mutates", { changed: true, mutations: [{ index: 0, patchType: "ApplyConfiguration", outcome: "applied", cost: 3, diff: [], seconds: 0.002 }] }),
         inv("same", { mutations: [{ index: 0, patchType: "JSONPatch", outcome: "applied", cost: 1, diff: [] }] }),
         inv("excluded", {
+          matchConditionSeconds: 0.003,
           matchConditions: [
             { name: "a", result: "error", error: "no such key", cost: 1 },
             { name: "b", result: false, cost: 1 },
@@ -50,12 +51,13 @@ const trace = {
 it("observationsOf: one check per mutation run, one outcome per invocation, matchConditions as the apiserver's matcher counts them", () => {
   const o = observationsOf(trace);
   expect(o.checks).toEqual([
-    { policy: "mutates", binding: "mutates-b", errorType: "no_error" },
+    { policy: "mutates", binding: "mutates-b", errorType: "no_error", seconds: 0.002 },
     { policy: "same", binding: "same-b", errorType: "no_error" },
     { policy: "budget", binding: "budget-b", errorType: "out_of_budget" },
   ]);
   expect(o.invocations.map((i) => `${i.policy}:${i.outcome}`)).toEqual(["mutates:mutated", "same:unchanged", "excluded:excluded", "mc-error:error", "budget:error", "same:not_reinvoked"]);
   expect(o.matchConditions).toEqual([
+    { policy: "excluded", result: "timing", seconds: 0.003 },
     { policy: "excluded", result: "error" },
     { policy: "excluded", result: "exclusion" },
     { policy: "mc-error", result: "error" },
@@ -70,6 +72,11 @@ it("WebhookMetrics: per-policy series, removed when the policy leaves the set", 
   expect(metricValue(text, "apiserver_admission_match_condition_evaluation_errors_total", { name: "excluded", kind: "policy", type: "validate", operation: "CREATE" })).toBe(1);
   expect(metricValue(text, "apiserver_admission_match_condition_exclusions_total", { name: "excluded", operation: "CREATE" })).toBe(1);
   expect(metricValue(text, "apiserver_mutating_admission_policy_check_total", { policy: "budget", policy_binding: "budget-b", error_type: "out_of_budget" })).toBe(1);
+  // Latencies: the apiserver's histogram names and buckets (0.002 s falls in le="0.01", not le="0.001").
+  expect(metricValue(text, "apiserver_mutating_admission_policy_check_duration_seconds_bucket", { policy: "mutates", error_type: "no_error", le: "0.001" })).toBe(0);
+  expect(metricValue(text, "apiserver_mutating_admission_policy_check_duration_seconds_bucket", { policy: "mutates", error_type: "no_error", le: "0.01" })).toBe(1);
+  expect(metricValue(text, "apiserver_admission_match_condition_evaluation_seconds_count", { name: "excluded", kind: "policy", operation: "CREATE" })).toBe(1);
+  expect(metricValue(text, "apiserver_admission_match_condition_evaluation_seconds_bucket", { name: "excluded", le: "0.005" })).toBe(1);
   m.retainPolicies(new Set(["mutates", "same"]));
   text = await m.text();
   expect(text).toContain('policy="same"');
