@@ -74,7 +74,7 @@ export function strictTypedDecode(
   const ctx: Ctx = { registry, unknown: [], clean };
   let out: JsonValue;
   try {
-    out = walk(ctx, schema, obj, "", kind, []);
+    out = walk(ctx, schema, obj, undefined, kind);
   } catch (e) {
     if (e instanceof TypeError_) return { ok: false, message: e.message };
     throw e;
@@ -85,22 +85,45 @@ export function strictTypedDecode(
   return { ok: true, object: isJsonObject(out) ? out : {} };
 }
 
-function typeError(v: JsonValue, node: SchemaNode, name: string | undefined, struct: string, stack: readonly string[]): TypeError_ {
+/**
+ * Where a value sits, as a chain up to the root; the texts are only built for messages. A struct
+ * field (`field`) is part of both the field path (`spec.containers[0].name`) and of Go's
+ * `UnmarshalTypeError` field list (`spec.containers.name`); list indices and map keys only of the path.
+ */
+interface Loc {
+  readonly up: Loc | undefined;
+  readonly seg: string;
+  readonly field: boolean;
+}
+
+function pathOf(l: Loc | undefined): string {
+  if (l === undefined) return "";
+  const up = pathOf(l.up);
+  return l.field ? (up === "" ? l.seg : `${up}.${l.seg}`) : `${up}[${l.seg}]`;
+}
+
+function stackOf(l: Loc | undefined): string[] {
+  const out: string[] = [];
+  for (let c = l; c !== undefined; c = c.up) if (c.field) out.push(c.seg);
+  return out.reverse();
+}
+
+function typeError(v: JsonValue, node: SchemaNode, name: string | undefined, struct: string, at: Loc | undefined): TypeError_ {
   const what = typeof v === "number" || typeof v === "bigint" ? (jsonKind(v) === "number" && node.t === "scalar" && node.s === "integer" ? `number ${String(v)}` : "number") : jsonKind(v);
-  return new TypeError_(`json: cannot unmarshal ${what} into Go struct field ${struct}.${stack.join(".")} of type ${goTypeName(node, name)}`);
+  return new TypeError_(`json: cannot unmarshal ${what} into Go struct field ${struct}.${stackOf(at).join(".")} of type ${goTypeName(node, name)}`);
 }
 
 /**
  * Returns `v` itself when the decode changes nothing in it, so that unchanged subtrees stay shared;
  * such values are remembered in `ctx.clean`.
  */
-function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: string, stack: readonly string[], name?: string): JsonValue {
+function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, at: Loc | undefined, struct: string, name?: string): JsonValue {
   if (ctx.clean !== undefined && typeof v === "object" && v !== null && ctx.clean.get(v) === node) return v;
   const unknownBefore = ctx.unknown.length;
   let out: JsonValue = v;
   switch (node.t) {
     case "struct": {
-      if (!isJsonObject(v)) throw typeError(v, node, name, struct, stack);
+      if (!isJsonObject(v)) throw typeError(v, node, name, struct, at);
       const here = name ?? struct;
       let copy: JsonObject | undefined;
       const keys = Object.keys(v);
@@ -109,13 +132,13 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
         const value = v[key] as JsonValue;
         const child = ctx.registry.child(node, key);
         let after: JsonValue | undefined;
-        if (child === undefined) ctx.unknown.push(path === "" ? key : `${path}.${key}`);
+        if (child === undefined) ctx.unknown.push(pathOf({ up: at, seg: key, field: true }));
         else if (value !== null) {
-          // Fast paths that need no path or stack: a well-typed scalar, a subtree known clean.
+          // Fast paths: a well-typed scalar, a subtree known clean.
           if (typeof value !== "object" ? child.t === "scalar" && scalarFits(child, value) : ctx.clean !== undefined && ctx.clean.get(value) === child) after = value;
           else {
             const ref = Object.prototype.hasOwnProperty.call(node.f, key) ? node.f[key] : undefined;
-            after = walk(ctx, child, value, path === "" ? key : `${path}.${key}`, here, [...stack, key], refName(ref));
+            after = walk(ctx, child, value, { up: at, seg: key, field: true }, here, refName(ref));
           }
         }
         if (after !== value && copy === undefined) copy = copyKeys(v, keys, i);
@@ -125,7 +148,7 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
       break;
     }
     case "map": {
-      if (!isJsonObject(v)) throw typeError(v, node, name, struct, stack);
+      if (!isJsonObject(v)) throw typeError(v, node, name, struct, at);
       const elem = ctx.registry.resolve(node.v);
       let copy: JsonObject | undefined;
       const keys = Object.keys(v);
@@ -134,7 +157,8 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
         const value = v[key] as JsonValue;
         let after: JsonValue | undefined;
         if (value === null) after = elem.t === "scalar" && elem.s === "string" ? "" : undefined;
-        else after = walk(ctx, elem, value, `${path}[${key}]`, struct, stack, refName(node.v));
+        else if (typeof value !== "object" && elem.t === "scalar" && scalarFits(elem, value)) after = value;
+        else after = walk(ctx, elem, value, { up: at, seg: key, field: false }, struct, refName(node.v));
         if (after !== value && copy === undefined) copy = copyKeys(v, keys, i);
         if (copy !== undefined && after !== undefined) setKey(copy, key, after);
       }
@@ -142,12 +166,13 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
       break;
     }
     case "list": {
-      if (!Array.isArray(v)) throw typeError(v, node, name, struct, stack);
+      if (!Array.isArray(v)) throw typeError(v, node, name, struct, at);
       const elem = ctx.registry.element(node);
       let copy: JsonValue[] | undefined;
       for (let i = 0; i < v.length; i++) {
         const e = v[i] as JsonValue;
-        const after = e === null ? e : walk(ctx, elem, e, `${path}[${i}]`, struct, stack, refName(node.e));
+        const after =
+          e === null || (typeof e !== "object" && elem.t === "scalar" && scalarFits(elem, e)) ? e : walk(ctx, elem, e, { up: at, seg: String(i), field: false }, struct, refName(node.e));
         if (after !== e && copy === undefined) copy = v.slice(0, i);
         if (copy !== undefined) copy.push(after);
       }
@@ -155,7 +180,7 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, path: string, struct: st
       break;
     }
     case "scalar": {
-      if (!scalarFits(node, v)) throw typeError(v, node, name, struct, stack);
+      if (!scalarFits(node, v)) throw typeError(v, node, name, struct, at);
       return v;
     }
     default:
