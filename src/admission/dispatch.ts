@@ -231,15 +231,30 @@ function celView(kindInfo: (o: JsonObject) => KindInfo, memo: RequestMemo): (o: 
 
 function newVariables(compiled: CompiledPolicy, b: Bindings, object: JsonObject | null = b.object): CostedVariables {
   const cache = b.memo.cel;
-  const values: Record<string, CelValue> = {
-    object: b.view(object),
-    oldObject: b.view(b.oldObject),
-    request: fromJsonLazy(b.request, cache),
-    namespaceObject: fromJsonLazy(b.namespaceObject, cache),
-    ...b.authz,
-  };
-  if (compiled.hasParams) values.params = fromJsonLazy(b.params, cache);
-  return new CostedVariables(compiled.variables, (name) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined));
+  const authz = b.authz;
+  const hasParams = compiled.hasParams;
+  // Each binding is converted on first read (and kept: CEL reads a name many times in a comprehension).
+  let o: CelValue | undefined;
+  let old: CelValue | undefined;
+  let req: CelValue | undefined;
+  let ns: CelValue | undefined;
+  let params: CelValue | undefined;
+  return new CostedVariables(compiled.variables, (name) => {
+    switch (name) {
+      case "object":
+        return (o ??= b.view(object));
+      case "oldObject":
+        return (old ??= b.view(b.oldObject));
+      case "request":
+        return (req ??= fromJsonLazy(b.request, cache));
+      case "namespaceObject":
+        return (ns ??= fromJsonLazy(b.namespaceObject, cache));
+      case "params":
+        return hasParams ? (params ??= fromJsonLazy(b.params, cache)) : undefined;
+      default:
+        return Object.prototype.hasOwnProperty.call(authz, name) ? authz[name] : undefined;
+    }
+  });
 }
 
 function paramDisplay(param: JsonObject | null): string | undefined {
