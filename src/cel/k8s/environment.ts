@@ -180,7 +180,17 @@ function declTypeProvider(types: DeclTypes): TypeProvider {
 
 /** The first provider that knows a type answers for it. */
 function composeProviders(providers: readonly TypeProvider[]): TypeProvider {
-  const owner = (name: string): TypeProvider | undefined => providers.find((p) => p.findType(name) !== undefined);
+  // Asked on every construction at run time (and several times per construction): answered once per name.
+  const owners = new Map<string, TypeProvider | null>();
+  const owner = (name: string): TypeProvider | undefined => {
+    let p = owners.get(name);
+    if (p === undefined) {
+      p = providers.find((q) => q.findType(name) !== undefined) ?? null;
+      if (owners.size >= 10_000) owners.clear();
+      owners.set(name, p);
+    }
+    return p ?? undefined;
+  };
   return {
     findType: (name) => owner(name)?.findType(name),
     findFieldType: (typeName, field) => owner(typeName)?.findFieldType(typeName, field),

@@ -140,7 +140,8 @@ export function objectTypeProvider(options: { readonly schema?: CelSchemaNode } 
     newValue(typeName, fields) {
       if (typeName === JSONPATCH_TYPE_NAME) return newJsonPatch(fields);
       if (!isObjectType(typeName)) throw new CelEvalError(`unknown type: ${typeName}`);
-      return new ObjectValue(typeName, new Map(fields));
+      // The planner builds a new field map for every construction and never touches it again.
+      return new ObjectValue(typeName, fields);
     },
   };
 }
