@@ -12,14 +12,21 @@
  * Kyverno or Gatekeeper is not an error); they go through the same contentFromDocuments as files
  * (Kyverno policies compiled, mutators translated into MAPs).
  *
- * Not yet: CRD schemas from `/openapi/v3` (custom kinds are typed as untyped objects meanwhile),
- * and picking up Kyverno or Gatekeeper when their CRDs are installed after the start.
+ * Custom resources get their structural schemas from the cluster's OpenAPI v3, read the way
+ * kube-apiserver's MAP plugin reads it (`openapi.ts`: `/openapi/v3` polled every 5 s, a group-version's
+ * document re-fetched when its hash changes): every snapshot carries its own ResourceCatalog and
+ * SchemaRegistry, the built-ins plus the served custom types, rebuilt when the OpenAPI changes (a
+ * CRD created, updated or deleted) and swapped in with the policies; an OpenAPI that cannot be read
+ * or converted keeps the last good snapshot and is reported.
+ *
+ * Not yet: picking up Kyverno or Gatekeeper when their CRDs are installed after the start.
  */
 import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { KubeConfig, makeInformer, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from "@kubernetes/client-node";
 import type { LoadedDocument } from "../io/load.js";
+import { OpenApiTypes } from "./openapi.js";
 import { contentFromDocuments, type PolicySource, type SourceUpdate } from "./policies.js";
 
 /** A resource to watch: `group` "" for the core group. */
@@ -71,6 +78,10 @@ export interface ClusterSourceOptions {
   readonly debounceMs?: number;
   /** How long `start` waits for the first list of every resource. Default 30 s. */
   readonly syncTimeoutMs?: number;
+  /** Read custom resource schemas from the cluster's OpenAPI v3 (default true; false: custom kinds have no schema, their mutations answer 503). */
+  readonly openapi?: boolean;
+  /** How often `/openapi/v3` is polled for changed documents. Default 5 s (kube-apiserver's MAP plugin polls every 5 s). */
+  readonly openapiPollMs?: number;
 }
 
 function resourcePath(r: WatchedResource): string {
@@ -114,6 +125,16 @@ async function getJson(kc: KubeConfig, path: string): Promise<KubernetesListObje
   });
 }
 
+/** GET any JSON; `undefined` on 404. */
+async function getJsonOr404(kc: KubeConfig, path: string): Promise<unknown> {
+  try {
+    return await getJson(kc, path);
+  } catch (e) {
+    if (e instanceof HttpStatusError && e.status === 404) return undefined;
+    throw e;
+  }
+}
+
 type Cache = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
 
 export class ClusterPolicySource implements PolicySource {
@@ -129,6 +150,11 @@ export class ClusterPolicySource implements PolicySource {
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   #lastError = "";
+  /** The cluster's custom resource types (undefined: `openapi: false`). */
+  readonly #types: OpenApiTypes | undefined;
+  readonly #openapiPollMs: number;
+  #poll: NodeJS.Timeout | undefined;
+  #polling = false;
 
   constructor(options: ClusterSourceOptions = {}, kubeConfig?: KubeConfig) {
     const kc = kubeConfig ?? new KubeConfig();
@@ -146,6 +172,8 @@ export class ClusterPolicySource implements PolicySource {
     ];
     this.#debounceMs = options.debounceMs ?? 200;
     this.#syncTimeoutMs = options.syncTimeoutMs ?? 30_000;
+    this.#types = options.openapi === false ? undefined : new OpenApiTypes((path) => getJsonOr404(kc, path));
+    this.#openapiPollMs = options.openapiPollMs ?? 5_000;
     this.description = `cluster ${kc.getCurrentCluster()?.server ?? "?"}`;
   }
 
@@ -213,6 +241,14 @@ export class ClusterPolicySource implements PolicySource {
       });
       firstLists.push(inf.start().then(() => undefined));
     }
+    const types = this.#types;
+    if (types !== undefined) {
+      // The first read of the OpenAPI goes with the first lists; a failure is reported by the build
+      // (nothing is loaded) and retried by the poll.
+      firstLists.push(types.refresh().then(() => undefined));
+      this.#poll = setInterval(() => void this.#pollOpenApi(), this.#openapiPollMs);
+      this.#poll.unref();
+    }
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no initial list within ${this.#syncTimeoutMs} ms`)), this.#syncTimeoutMs).unref());
     try {
       await Promise.race([Promise.all(firstLists), timeout]);
@@ -222,8 +258,21 @@ export class ClusterPolicySource implements PolicySource {
     }
   }
 
+  /** One poll of `/openapi/v3` (never two at once): a change of the custom types rebuilds the set. */
+  async #pollOpenApi(): Promise<void> {
+    const types = this.#types;
+    if (types === undefined || this.#polling || this.#closed) return;
+    this.#polling = true;
+    try {
+      if (await types.refresh()) this.#schedule();
+    } finally {
+      this.#polling = false;
+    }
+  }
+
   close(): void {
     this.#closed = true;
+    if (this.#poll !== undefined) clearInterval(this.#poll);
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     for (const { inf } of this.#informers) void inf.stop();
   }
@@ -233,9 +282,9 @@ export class ClusterPolicySource implements PolicySource {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      // Before every resource has been listed once, `start` reports (it waits for the first lists):
+      // Before every resource has been listed once (and the OpenAPI read), `start` reports (it waits for them):
       // a partial set is neither loaded nor reported as an error here.
-      if (this.#closed || this.#informers.some((i) => !i.synced)) return;
+      if (this.#closed || this.#informers.some((i) => !i.synced) || this.#types?.refreshed === false) return;
       this.#listener?.(this.#build());
     }, this.#debounceMs);
     this.#timer.unref();
@@ -247,7 +296,14 @@ export class ClusterPolicySource implements PolicySource {
     if (unsynced.length > 0) {
       return { ok: false, origin: this.description, errors: [`not listed yet: ${unsynced.join(", ")}${this.#lastError !== "" ? ` (last error: ${this.#lastError})` : ""}`] };
     }
+    let types: ReturnType<OpenApiTypes["types"]> | undefined;
+    if (this.#types !== undefined) {
+      if (!this.#types.refreshed) return { ok: false, origin: this.description, errors: ["the cluster's OpenAPI (/openapi/v3) has not been read yet"] };
+      types = this.#types.types();
+      if (!types.ok) return { ok: false, origin: this.description, errors: types.errors };
+    }
     const hash = createHash("sha256");
+    if (types?.ok === true) hash.update(`openapi ${types.types.digest}\0`);
     const docs: LoadedDocument[] = [];
     for (const { r, inf } of this.#informers) {
       const objs = [...inf.list()].sort((a, b) => key(a).localeCompare(key(b)));
@@ -258,9 +314,19 @@ export class ClusterPolicySource implements PolicySource {
       }
     }
     const update = contentFromDocuments(docs, this.description, hash.digest("hex"));
-    if (!update.ok || this.#absent.length === 0) return update;
-    const absent = `not watched (the API server does not serve them): ${this.#absent.join(", ")}`;
-    return { ok: true, content: { ...update.content, notes: [...(update.content.notes ?? []), absent] } };
+    if (!update.ok) return update;
+    const notes = [...(update.content.notes ?? [])];
+    if (this.#absent.length > 0) notes.push(`not watched (the API server does not serve them): ${this.#absent.join(", ")}`);
+    const note = this.#types?.note;
+    if (note !== undefined) notes.push(note);
+    return {
+      ok: true,
+      content: {
+        ...update.content,
+        ...(notes.length > 0 ? { notes } : {}),
+        ...(types?.ok === true ? { catalog: types.types.catalog, schemas: types.types.schemas } : {}),
+      },
+    };
   }
 }
 

@@ -2,9 +2,9 @@
  * Policy sources for the webhook, and the store that holds the active policy set.
  *
  * A {@link PolicySource} delivers complete policy contents (never deltas) to a listener: files and
- * directories here ({@link FilePolicySource}); an in-cluster source (informers on
- * MutatingAdmissionPolicies, bindings, param kinds and namespaces through @kubernetes/client-node)
- * plugs in through the same interface later.
+ * directories here ({@link FilePolicySource}); the in-cluster source (`cluster.ts`: informers on
+ * MutatingAdmissionPolicies, bindings, param kinds and namespaces through @kubernetes/client-node,
+ * and the cluster's OpenAPI for custom resource schemas) through the same interface.
  *
  * The {@link PolicyStore} turns contents into an immutable {@link PolicySnapshot} and swaps it in
  * atomically: a request evaluates against the snapshot it picked up at its start, whatever reloads
@@ -16,7 +16,8 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, watch, type Dirent, type FSWatcher } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { compilePolicy, inMemoryParamSource, policyCompileHook, type JsonObject, type ParamSource } from "../admission/index.js";
+import { compilePolicy, inMemoryParamSource, policyCompileHook, ResourceCatalog, type JsonObject, type ParamSource } from "../admission/index.js";
+import { SchemaRegistry } from "../kube/schema.js";
 import { formatLoadError, listInputFiles, parseDocuments, toJsonNumbers, type LoadedDocument } from "../io/load.js";
 import { mutatingPolicyCompileErrors } from "../admission/kyverno/index.js";
 import {
@@ -47,6 +48,12 @@ export interface PolicyContent {
   readonly kyvernoExceptions?: readonly PolicyException[];
   /** Not errors, but worth a log line: Gatekeeper mutators left out (refused) or translated with a difference. */
   readonly notes?: readonly string[];
+  /**
+   * The resources and schemas to evaluate with (the built-ins plus the cluster's custom resources,
+   * from its OpenAPI); absent: the store's defaults. The digest must change when they do.
+   */
+  readonly catalog?: ResourceCatalog;
+  readonly schemas?: SchemaRegistry;
   /** Identifies the content (e.g. a digest of the files); an update with the same one is not a change. */
   readonly digest: string;
   /** Where it came from, for logs. */
@@ -60,7 +67,7 @@ export type SourceUpdate =
 /**
  * A provider of policy contents. `start` delivers the first update (successful or not) before it
  * resolves, then every later change; `close` stops watching. Implementations: files
- * ({@link FilePolicySource}); in-cluster informers (later).
+ * ({@link FilePolicySource}); in-cluster informers (`ClusterPolicySource`).
  */
 export interface PolicySource {
   readonly description: string;
@@ -80,6 +87,9 @@ export interface PolicySnapshot {
   readonly kyvernoExceptions: readonly PolicyException[];
   /** Notes of the load (Gatekeeper mutators refused or translated with a difference). */
   readonly notes: readonly string[];
+  /** What requests are evaluated with: the content's own (cluster source: built-ins plus CRDs), else the store's defaults. */
+  readonly catalog: ResourceCatalog;
+  readonly schemas: SchemaRegistry;
   readonly digest: string;
   readonly origin: string;
   readonly loadedAt: Date;
@@ -90,13 +100,26 @@ export type StoreEvent =
   | { readonly type: "unchanged"; readonly snapshot: PolicySnapshot }
   | { readonly type: "rejected"; readonly origin: string; readonly errors: readonly string[]; readonly kept: PolicySnapshot | undefined };
 
+export interface PolicyStoreOptions {
+  /** The catalog and schemas of snapshots whose content brings none. Default: the built-ins. */
+  readonly catalog?: ResourceCatalog;
+  readonly schemas?: SchemaRegistry;
+}
+
 /** Holds the current snapshot; `apply` is the listener to give a source. */
 export class PolicyStore {
+  readonly #defaults: PolicyStoreOptions;
+  #defaultCatalog: ResourceCatalog | undefined;
+  #defaultSchemas: SchemaRegistry | undefined;
   #current: PolicySnapshot | undefined;
   #generation = 0;
   #lastOk = true;
   #lastErrors: readonly string[] = [];
   readonly #listeners: ((e: StoreEvent) => void)[] = [];
+
+  constructor(options: PolicyStoreOptions = {}) {
+    this.#defaults = options;
+  }
 
   get current(): PolicySnapshot | undefined {
     return this.#current;
@@ -147,6 +170,8 @@ export class PolicyStore {
       kyvernoPolicies: c.kyvernoPolicies ?? [],
       kyvernoExceptions: c.kyvernoExceptions ?? [],
       notes: c.notes ?? [],
+      catalog: c.catalog ?? (this.#defaultCatalog ??= this.#defaults.catalog ?? ResourceCatalog.builtin()),
+      schemas: c.schemas ?? (this.#defaultSchemas ??= this.#defaults.schemas ?? SchemaRegistry.builtin()),
       digest: c.digest,
       origin: c.origin,
       loadedAt: new Date(),

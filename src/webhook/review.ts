@@ -29,8 +29,7 @@ import {
   type Operation,
   type UserInfo,
 } from "../admission/request.js";
-import { evaluate, type EvaluateResult, type JsonObject, type JsonValue, type ResourceCatalog, type Trace } from "../admission/index.js";
-import type { SchemaRegistry } from "../kube/schema.js";
+import { evaluate, type EvaluateResult, type JsonObject, type JsonValue, type Trace } from "../admission/index.js";
 import { kyvernoWebhookStage, type KyvernoOutcome } from "../admission/kyverno/index.js";
 import type { MutatingPolicy } from "../policy/kyverno/index.js";
 import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
@@ -57,8 +56,6 @@ export interface ReviewSettings {
   readonly failurePolicy: FailurePolicy;
   /** Extra group/resource pairs to leave alone (added to {@link EXEMPT_RESOURCES}). */
   readonly exemptResources?: readonly string[];
-  readonly catalog: ResourceCatalog;
-  readonly schemas: SchemaRegistry;
   /** Return policy errors dropped by a policy's failurePolicy Ignore as warnings. Default true. */
   readonly ignoredErrorsAsWarnings?: boolean;
 }
@@ -393,7 +390,7 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     // `celmap eval` runs them (the stage keeps per-request state: a new one per request).
     const webhooks =
       snapshot.kyvernoPolicies.length > 0
-        ? [kyvernoWebhookStage(snapshot.kyvernoPolicies, { catalog: s.catalog, schemas: s.schemas, namespaces, exceptions: snapshot.kyvernoExceptions })]
+        ? [kyvernoWebhookStage(snapshot.kyvernoPolicies, { catalog: snapshot.catalog, schemas: snapshot.schemas, namespaces, exceptions: snapshot.kyvernoExceptions })]
         : [];
     result = evaluate(request, {
       webhooks,
@@ -401,8 +398,9 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
       bindings: snapshot.bindings,
       params: snapshot.params,
       namespaces,
-      catalog: s.catalog,
-      schemas: s.schemas,
+      // The snapshot's own: the cluster source's carry the cluster's custom resources.
+      catalog: snapshot.catalog,
+      schemas: snapshot.schemas,
       // The pipeline gives up between invocations and mutations once the deadline passed.
       options: { expired: () => env.now() > env.deadline },
     });

@@ -24,8 +24,8 @@ import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import { pino, type Logger } from "pino";
-import { ResourceCatalog } from "../admission/index.js";
-import { SchemaRegistry } from "../kube/schema.js";
+import type { ResourceCatalog } from "../admission/index.js";
+import type { SchemaRegistry } from "../kube/schema.js";
 import { WebhookMetrics } from "./metrics.js";
 import { PolicyStore, type PolicySource, type StoreEvent } from "./policies.js";
 import { earlyFailureBody, handleReview, kyvernoPolicyName, type FailurePolicy, type ReviewReply, type ReviewSettings } from "./review.js";
@@ -72,6 +72,7 @@ export interface WebhookServerOptions {
   readonly metrics?: WebhookMetrics;
   /** Serves /metrics (default: this server's registry; `--workers` aggregates through the primary). */
   readonly metricsText?: () => Promise<string>;
+  /** Resources and schemas of snapshots whose source brings none (the file source). Default: the built-ins. */
   readonly catalog?: ResourceCatalog;
   readonly schemas?: SchemaRegistry;
 }
@@ -88,7 +89,7 @@ export function defaultLogger(level = "info"): Logger {
 }
 
 export class WebhookServer {
-  readonly store = new PolicyStore();
+  readonly store: PolicyStore;
   readonly metrics: WebhookMetrics;
   readonly logger: Logger;
   readonly #o: WebhookServerOptions;
@@ -105,6 +106,11 @@ export class WebhookServer {
 
   constructor(options: WebhookServerOptions) {
     this.#o = options;
+    // Snapshots carry their catalog and schemas (the cluster source's: built-ins plus its CRDs); these are the defaults.
+    this.store = new PolicyStore({
+      ...(options.catalog !== undefined ? { catalog: options.catalog } : {}),
+      ...(options.schemas !== undefined ? { schemas: options.schemas } : {}),
+    });
     this.metrics = options.metrics ?? new WebhookMetrics();
     this.logger = options.logger ?? defaultLogger();
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -114,8 +120,6 @@ export class WebhookServer {
       failurePolicy: options.failurePolicy ?? "Fail",
       ...(options.ownNamespace !== undefined && options.ownNamespace !== "" ? { ownNamespace: options.ownNamespace } : {}),
       ...(options.exemptResources !== undefined ? { exemptResources: options.exemptResources } : {}),
-      catalog: options.catalog ?? ResourceCatalog.builtin(),
-      schemas: options.schemas ?? SchemaRegistry.builtin(),
     };
     this.store.onEvent(this.#onStoreEvent);
   }

@@ -5,101 +5,13 @@
  * @kubernetes/client-node informers talk to it through a real kubeconfig file; nothing is mocked.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { readFileSync } from "node:fs";
-import { type ServerResponse } from "node:http";
-import { createServer, type Server } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ClusterPolicySource } from "../../src/webhook/cluster.js";
 import { PolicyStore, type StoreEvent } from "../../src/webhook/policies.js";
+import { FakeApiServer, kubeconfigFor } from "./fake-apiserver.js";
 import { makePki, removeDir, type Pki } from "./support.js";
-
-interface Collection {
-  items: Map<string, Record<string, unknown>>;
-  watchers: Set<ServerResponse>;
-}
-
-class FakeApiServer {
-  readonly server: Server;
-  rv = 100;
-  readonly collections = new Map<string, Collection>();
-  /** Served group-versions (`/apis/<group>/<version>` discovery) and their resources: the CRDs "installed". */
-  readonly discovery = new Map<string, string[]>();
-  port = 0;
-
-  constructor(pki: Pki) {
-    this.server = createServer({ cert: readFileSync(pki.serverCert), key: readFileSync(pki.serverKey) }, (req, res) => {
-      if (req.headers.authorization !== "Bearer test-token") {
-        res.writeHead(401, { "content-type": "application/json" });
-        res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 401, reason: "Unauthorized" }));
-        return;
-      }
-      const url = new URL(req.url ?? "/", "http://x");
-      const gv = /^\/apis\/([^/]+\/[^/]+)$/.exec(url.pathname)?.[1];
-      if (gv !== undefined) {
-        const names = this.discovery.get(gv);
-        res.writeHead(names === undefined ? 404 : 200, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify(
-            names === undefined
-              ? { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" }
-              : { kind: "APIResourceList", apiVersion: "v1", groupVersion: gv, resources: names.map((name) => ({ name, namespaced: false, verbs: ["get", "list", "watch"] })) },
-          ),
-        );
-        return;
-      }
-      const col = this.collection(url.pathname);
-      if (url.searchParams.get("watch") === "true") {
-        res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
-        res.flushHeaders();
-        col.watchers.add(res);
-        req.on("close", () => col.watchers.delete(res));
-        return;
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ kind: "List", apiVersion: "v1", metadata: { resourceVersion: String(this.rv) }, items: [...col.items.values()] }));
-    });
-  }
-
-  collection(path: string): Collection {
-    let c = this.collections.get(path);
-    if (c === undefined) this.collections.set(path, (c = { items: new Map(), watchers: new Set() }));
-    return c;
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
-    const a = this.server.address();
-    this.port = typeof a === "object" && a !== null ? a.port : 0;
-  }
-
-  /** Creates or replaces an object (list items carry no apiVersion/kind, as the API server sends them). */
-  put(path: string, obj: Record<string, unknown>): void {
-    const col = this.collection(path);
-    const meta = obj["metadata"] as Record<string, unknown>;
-    const name = String(meta["name"]);
-    const type = col.items.has(name) ? "MODIFIED" : "ADDED";
-    const stored = { ...obj, metadata: { ...meta, resourceVersion: String(++this.rv), uid: `uid-${name}` } };
-    col.items.set(name, stored);
-    for (const w of col.watchers) w.write(JSON.stringify({ type, object: stored }) + "\n");
-  }
-
-  remove(path: string, name: string): void {
-    const col = this.collection(path);
-    const obj = col.items.get(name);
-    if (obj === undefined) return;
-    col.items.delete(name);
-    ++this.rv;
-    for (const w of col.watchers) w.write(JSON.stringify({ type: "DELETED", object: obj }) + "\n");
-  }
-
-  close(): Promise<void> {
-    for (const c of this.collections.values()) for (const w of c.watchers) w.end();
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
 
 const MAPS = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
 const BINDINGS = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings";
@@ -131,25 +43,7 @@ describe("ClusterPolicySource (client-node informers against a fake API server o
     await api.listen();
     dir = mkdtempSync(join(tmpdir(), "celmap-cluster-"));
     kubeconfig = join(dir, "kubeconfig");
-    writeFileSync(
-      kubeconfig,
-      `apiVersion: v1
-kind: Config
-clusters:
-- name: fake
-  cluster:
-    server: https://127.0.0.1:${api.port}
-    certificate-authority: ${pki.caCert}
-users:
-- name: u
-  user:
-    token: test-token
-contexts:
-- name: fake
-  context: {cluster: fake, user: u}
-current-context: fake
-`,
-    );
+    writeFileSync(kubeconfig, kubeconfigFor(api, pki));
   });
 
   afterEach(async () => {

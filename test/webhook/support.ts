@@ -183,7 +183,7 @@ export interface Started {
 export async function startServer(
   pki: Pki,
   paths: readonly string[],
-  options: Partial<Omit<WebhookServerOptions, "source" | "tls" | "logger">> & { tls?: WebhookServerOptions["tls"] } = {},
+  options: Partial<Omit<WebhookServerOptions, "tls" | "logger">> & { tls?: WebhookServerOptions["tls"] } = {},
 ): Promise<Started> {
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -197,7 +197,7 @@ export async function startServer(
     port: 0,
     address: "127.0.0.1",
     tls: options.tls ?? { certFile: pki.serverCert, keyFile: pki.serverKey },
-    source: new FilePolicySource(paths, { debounceMs: 50, pollIntervalMs: 0 }),
+    source: options.source ?? new FilePolicySource(paths, { debounceMs: 50, pollIntervalMs: 0 }),
     logger,
     headersTimeoutMs: 1_000,
     connectionsCheckingIntervalMs: 200,
