@@ -162,7 +162,17 @@ export interface RunResult {
 }
 
 /** `connections` loops, each sending the next request when the last is answered; stops at `until` or `total`. */
-export async function load(port: number, ca: Buffer, opts: { seconds?: number; total?: number; groups?: number; onCount?: (n: number) => void }): Promise<RunResult> {
+/**
+ * Drives `/mutate` over `CONNECTIONS` keep-alive connections. Closed loop by default (each connection
+ * sends its next request when the previous answered: the server's maximum throughput). With `rate`,
+ * open loop: request k is due at start + k / rate, sent on the next free connection, and its latency
+ * counts from the time it was due, so waiting for a connection is part of it (no coordinated omission).
+ */
+export async function load(
+  port: number,
+  ca: Buffer,
+  opts: { seconds?: number; total?: number; groups?: number; rate?: number; onCount?: (n: number) => void },
+): Promise<RunResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, ca });
   const bodies = Array.from({ length: 1000 }, (_, i) => Buffer.from(review(i, opts.groups)));
   const lat: number[] = [];
@@ -172,9 +182,11 @@ export async function load(port: number, ca: Buffer, opts: { seconds?: number; t
   const start = performance.now();
   const deadline = opts.seconds !== undefined ? start + opts.seconds * 1000 : Infinity;
   const total = opts.total ?? Infinity;
-  const one = (body: Buffer): Promise<void> =>
+  const one = (body: Buffer, due?: number): Promise<void> =>
     new Promise((res) => {
-      const t0 = performance.now();
+      // From the due time; a timer that fired early (libuv rounds to whole milliseconds) counts from the send.
+      const now = performance.now();
+      const t0 = due === undefined ? now : Math.max(due, now);
       const r = request(
         { host: "127.0.0.1", port, path: "/mutate", method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length } },
         (m) => {
@@ -196,10 +208,19 @@ export async function load(port: number, ca: Buffer, opts: { seconds?: number; t
       });
       r.end(body);
     });
+  const rate = opts.rate;
   const loop = async (): Promise<void> => {
     while (performance.now() < deadline && issued < total) {
       const i = issued++;
-      await one(bodies[i % bodies.length]!);
+      if (rate === undefined) {
+        await one(bodies[i % bodies.length]!);
+        continue;
+      }
+      const due = start + (i * 1000) / rate;
+      if (due >= deadline) break;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await one(bodies[i % bodies.length]!, due);
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, loop));
