@@ -114,11 +114,21 @@ export interface Tokens {
   /** Number of tokens, the final EOF token included. */
   readonly count: number;
   readonly errors: readonly LexError[];
+  /**
+   * False when the text has no UTF-16 unit of 0xD800 or above (so no surrogate
+   * pair: code-point and UTF-16 offsets coincide); true or absent: it may have.
+   */
+  readonly mayHaveSurrogates?: boolean;
+  /** Of IDENTIFIER tokens, by token index: a hash of the identifier's characters (other entries unspecified). */
+  readonly hashes?: Int32Array;
 }
 
 let kindsBuf = new Uint8Array(64);
 let startsBuf = new Int32Array(64);
 let endsBuf = new Int32Array(64);
+let hashesBuf = new Int32Array(64);
+/** Whether the text being lexed has shown a unit of 0xD800 or above (where the main loop does not look: literals, comments, errors). */
+let wide = false;
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
@@ -206,6 +216,7 @@ function scanQuoted(src: string, q: number, raw: boolean, len: number): number {
         if (r < 0) return q + 2;
         j = r;
       } else {
+        if (c >= 0xd800) wide = true;
         j++;
       }
     }
@@ -221,6 +232,7 @@ function scanQuoted(src: string, q: number, raw: boolean, len: number): number {
       if (r < 0) return r;
       j = r;
     } else {
+      if (c >= 0xd800) wide = true;
       j++;
     }
   }
@@ -244,16 +256,20 @@ export function lex(src: string): Tokens {
     kindsBuf = new Uint8Array(size);
     startsBuf = new Int32Array(size);
     endsBuf = new Int32Array(size);
+    hashesBuf = new Int32Array(size);
   }
   const kinds = kindsBuf;
   const starts = startsBuf;
   const ends = endsBuf;
+  const hashes = hashesBuf;
+  wide = false;
   let errors: LexError[] | undefined;
   let n = 0;
   let i = 0;
 
   const fail = (start: number, failAt: number): number => {
     // ANTLR quotes the text from the token start through the failing character, then resumes after it.
+    if (failAt < len && src.charCodeAt(failAt) >= 0xd800) wide = true;
     const stop = failAt < len ? failAt + cpLen(src, failAt) : len;
     (errors ??= []).push({ offset: start, text: src.slice(start, stop) });
     return stop;
@@ -298,7 +314,13 @@ export function lex(src: string): Tokens {
         }
       }
       let j = i + 1;
-      while (j < len && isIdentPart(src.charCodeAt(j))) j++;
+      let h = c;
+      for (; j < len; j++) {
+        const d = src.charCodeAt(j);
+        if (!isIdentPart(d)) break;
+        h = (Math.imul(h, 31) + d) | 0;
+      }
+      hashes[n] = h;
       kind = Tok.IDENTIFIER;
       const l = j - i;
       if (l === 2) {
@@ -428,7 +450,11 @@ export function lex(src: string): Tokens {
         case 47: // /
           if (i + 1 < len && src.charCodeAt(i + 1) === 47) {
             let j = i + 2;
-            while (j < len && src.charCodeAt(j) !== 10) j++;
+            for (; j < len; j++) {
+              const d = src.charCodeAt(j);
+              if (d === 10) break;
+              if (d >= 0xd800) wide = true;
+            }
             i = j;
             continue;
           }
@@ -519,7 +545,7 @@ export function lex(src: string): Tokens {
   starts[n] = len;
   ends[n] = len;
   n++;
-  return { kinds, starts, ends, count: n, errors: errors ?? NO_ERRORS };
+  return { kinds, starts, ends, count: n, errors: errors ?? NO_ERRORS, mayHaveSurrogates: wide, hashes };
 }
 
 const NO_ERRORS: readonly LexError[] = [];

@@ -196,6 +196,18 @@ interface Issue {
   readonly syntax: boolean;
 }
 
+/**
+ * Identifier interning: a small direct-mapped table of recently seen names
+ * (identifiers, fields, function names), indexed by the hash the lexer computed
+ * while scanning each identifier, so that a name seen before comes back as the
+ * same string object. That string carries its hash already, which the
+ * checker's, planner's and macro tables would otherwise compute again (in a
+ * runtime call) for every fresh substring they look up. A collision only
+ * replaces an entry.
+ */
+const INTERN_SIZE = 512;
+const INTERNED: string[] = new Array<string>(INTERN_SIZE).fill("");
+
 function escapeWS(s: string): string {
   return s.replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
 }
@@ -205,6 +217,8 @@ class Parser implements MacroHelper {
   private readonly kinds: Uint8Array;
   private readonly starts: Int32Array;
   private readonly ends: Int32Array;
+  /** The lexer's identifier hashes (undefined: names are not interned). */
+  private readonly hashes: Int32Array | undefined;
   private readonly tokens: Tokens;
   private p = 0;
   private nextId = 1;
@@ -249,6 +263,7 @@ class Parser implements MacroHelper {
         this.kinds = this.tokens.kinds;
         this.starts = this.tokens.starts;
         this.ends = this.tokens.ends;
+        this.hashes = undefined;
         this.issues.push({
           offset: -1,
           message: `expression code point size exceeds limit: size: ${size}, limit ${this.sizeLimit}`,
@@ -262,6 +277,7 @@ class Parser implements MacroHelper {
     this.kinds = this.tokens.kinds;
     this.starts = this.tokens.starts;
     this.ends = this.tokens.ends;
+    this.hashes = this.tokens.hashes;
     for (const e of this.tokens.errors) {
       this.issues.push({ offset: e.offset, message: `Syntax error: token recognition error at: '${e.text}'`, syntax: true });
     }
@@ -303,7 +319,7 @@ class Parser implements MacroHelper {
   /** UTF-16 index → code-point index, or undefined when they coincide. */
   private codePointMap(): Int32Array | undefined {
     const s = this.src;
-    if (!HIGH_SURROGATE.test(s)) return undefined;
+    if (this.tokens.mayHaveSurrogates === false || !HIGH_SURROGATE.test(s)) return undefined;
     const n = s.length;
     const map = new Int32Array(n + 1);
     let cp = 0;
@@ -633,7 +649,7 @@ class Parser implements MacroHelper {
         const nameKind = kinds[t];
         if (nameKind === Tok.IDENTIFIER && !opt && kinds[t + 1] === Tok.LPAREN) {
           // Member call.
-          const name = this.src.slice(this.starts[t], this.ends[t]);
+          const name = this.name(t);
           this.p = t + 1;
           const id = this.newId(this.starts[this.p++] as number);
           const args = this.parseArgs();
@@ -681,6 +697,20 @@ class Parser implements MacroHelper {
     return e;
   }
 
+  /** The text of IDENTIFIER token `t`, interned (see {@link INTERNED}). */
+  private name(t: number): string {
+    const s = this.src.slice(this.starts[t], this.ends[t]);
+    const hashes = this.hashes;
+    if (hashes === undefined) return s;
+    const h = hashes[t] as number;
+    const slot = (h ^ (h >>> 9)) & (INTERN_SIZE - 1);
+    const cand = INTERNED[slot] as string;
+    if (cand === s) return cand;
+    // A long substring may share the source's characters (V8's sliced strings): the table keeps a copy of its own.
+    INTERNED[slot] = s.length > 12 ? ` ${s}`.slice(1) : s;
+    return s;
+  }
+
   /** The name of an IDENTIFIER or ESC_IDENTIFIER token used as a field. */
   private fieldName(t: number, errorAt?: number): string {
     const start = this.starts[t] as number;
@@ -689,7 +719,7 @@ class Parser implements MacroHelper {
       if (!this.identEscape) this.semanticError(errorAt ?? start, "unsupported syntax: '`'");
       return this.src.slice(start + 1, end - 1);
     }
-    return this.src.slice(start, end);
+    return this.name(t);
   }
 
   private parsePrimary(): Expr {
@@ -802,7 +832,7 @@ class Parser implements MacroHelper {
     const kinds = this.kinds;
     const src = this.src;
     const ctxStart = this.starts[leadingDot ? t - 1 : t] as number;
-    const name = src.slice(this.starts[t], this.ends[t]);
+    const name = this.name(t);
     if (kinds[t + 1] === Tok.LPAREN) {
       this.p = t + 1;
       const reserved = isReserved(name);
