@@ -179,7 +179,8 @@ export class Mapping {
       if (prev === undefined) map.delete(trail[i]!.name);
       else map.set(trail[i]!.name, prev);
     }
-    trail.length = end;
+    // (pop, not `length = end`: a length store is a runtime call in optimized code.)
+    while (trail.length > end) trail.pop();
   }
 
   /** The variable bound by journal entry `i`. */

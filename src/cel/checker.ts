@@ -803,7 +803,8 @@ class Checker {
     // type variables up to renaming): replay an earlier one when there is one.
     // (A shared scratch array on the way to a replay; resolution does not recurse.)
     let argVars = ARG_VARS;
-    if (argVars.length > 0) argVars.length = 0;
+    // (pop, not `length = 0`: a length store is a runtime call in optimized code.)
+    while (argVars.length > 0) argVars.pop();
     const below = this.freeTypeVarCounter;
     const n = argTypes.length;
     const root = n * 2 + (isMember ? 1 : 0);
