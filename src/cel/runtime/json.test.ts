@@ -1,7 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { CelType, INT } from "../types.js";
 import { CelDuration, CelOptional, CelTimestamp, CelUint, type CelValue } from "../values.js";
-import { fromJson, toJson } from "./json.js";
+import fc from "fast-check";
+import { celEquals } from "./equality.js";
+import { fromJson, fromJsonLazy, JsonObjectMap, toJson } from "./json.js";
 
 describe("fromJson", () => {
   const cases: readonly [name: string, input: unknown, want: CelValue][] = [
@@ -49,4 +51,58 @@ describe("toJson", () => {
   for (const [name, input, want] of cases) {
     test(name, () => expect(toJson(input)).toStrictEqual(want));
   }
+});
+
+describe("fromJsonLazy and JsonObjectMap", () => {
+  // A JSON document as fromJson reads it; the lazy map must answer every read the same way.
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: "small" }, fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true }), fc.string(), tie("array"), tie("object")),
+    array: fc.array(tie("value"), { maxLength: 4 }),
+    object: fc.dictionary(fc.oneof(fc.string(), fc.constantFrom("__proto__", "constructor", "a")), tie("value"), { maxKeys: 4 }),
+  })).value;
+
+  /** Reads a CEL value deeply through the Map interface only (what the evaluator uses). */
+  const read = (v: CelValue): unknown => {
+    if (v instanceof Map) return { size: v.size, entries: [...v].map(([k, e]) => [k, read(e)]), keys: [...v.keys()], has: [...v.keys()].every((k) => v.has(k) && v.get(k) !== undefined) };
+    if (Array.isArray(v)) return v.map(read);
+    return v;
+  };
+
+  test("reads exactly as fromJson's maps, at any depth", () => {
+    fc.assert(
+      fc.property(json, (doc) => {
+        expect(read(fromJsonLazy(doc))).toStrictEqual(read(fromJson(doc)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("a field read before the map is filled, then iteration", () => {
+    const m = fromJsonLazy({ a: { b: 1 }, c: "x" }) as Map<string, CelValue>;
+    expect(m).toBeInstanceOf(JsonObjectMap);
+    expect(m.has("a")).toBe(true);
+    expect(m.has("zz")).toBe(false);
+    expect(m.get(1n as unknown as string)).toBeUndefined();
+    expect((m.get("a") as Map<string, CelValue>).get("b")).toBe(1n);
+    expect([...m.keys()]).toEqual(["a", "c"]);
+    expect(toJson(m)).toEqual({ a: { b: 1 }, c: "x" });
+  });
+
+  test("an overlay replaces entries in place and adds the others after the object's own", () => {
+    const m = new JsonObjectMap({ a: 1, metadata: { name: "n" } }, undefined, new Map<string, CelValue>([["metadata", "over"], ["status", "added"]]));
+    expect(m.get("metadata")).toBe("over");
+    expect(m.has("status")).toBe(true);
+    expect([...m]).toEqual([["a", 1n], ["metadata", "over"], ["status", "added"]]);
+    expect(m.size).toBe(3);
+  });
+
+  test("with a cache, one conversion per JSON object: unchanged subtrees of a new version are shared", () => {
+    const cache = new Map<object, CelValue>();
+    const shared = { deep: { x: [1, 2] } };
+    const v1 = fromJsonLazy({ keep: shared, n: 1 }, cache) as Map<string, CelValue>;
+    const v2 = fromJsonLazy({ keep: shared, n: 2 }, cache) as Map<string, CelValue>;
+    expect(v1.get("keep")).toBe(v2.get("keep"));
+    expect(fromJson(shared, cache)).toBe(v1.get("keep"));
+    expect(celEquals(v1.get("keep")!, fromJson(shared))).toBe(true);
+  });
 });

@@ -71,28 +71,8 @@ export function fromJson(value: unknown, cache?: ValueCache): CelValue {
       return value;
     case "bigint":
       return value >= INT64_MIN && value <= INT64_MAX ? value : Number(value);
-    case "object": {
-      if (value === null) return null;
-      if (cache !== undefined) {
-        const hit = cache.get(value);
-        if (hit !== undefined) return hit;
-      }
-      let out: CelValue;
-      if (Array.isArray(value)) {
-        const list = new Array<CelValue>(value.length);
-        for (let i = 0; i < value.length; i++) list[i] = fromJson(value[i], cache);
-        out = list;
-      } else {
-        const m = new Map<CelMapKey, CelValue>();
-        for (const k of Object.keys(value)) {
-          const v = (value as Record<string, unknown>)[k];
-          if (v !== undefined) m.set(k, fromJson(v, cache));
-        }
-        out = m;
-      }
-      cache?.set(value, out);
-      return out;
-    }
+    case "object":
+      return value === null ? null : fromJsonContainer(value, cache, false);
     default:
       return null;
   }
@@ -154,7 +134,11 @@ function base64(b: Uint8Array): string {
  * `fromJson`; the same sharing rules apply: the JSON must not be modified in place afterwards.
  */
 export function fromJsonLazy(value: unknown, cache?: ValueCache): CelValue {
-  if (typeof value !== "object" || value === null) return fromJson(value);
+  return typeof value !== "object" || value === null ? fromJson(value) : fromJsonContainer(value, cache, true);
+}
+
+/** An array or object, eagerly (`fromJson`) or lazily (`fromJsonLazy`), through the cache. */
+function fromJsonContainer(value: object, cache: ValueCache | undefined, lazy: boolean): CelValue {
   if (cache !== undefined) {
     const hit = cache.get(value);
     if (hit !== undefined) return hit;
@@ -162,9 +146,17 @@ export function fromJsonLazy(value: unknown, cache?: ValueCache): CelValue {
   let out: CelValue;
   if (Array.isArray(value)) {
     const list = new Array<CelValue>(value.length);
-    for (let i = 0; i < value.length; i++) list[i] = fromJsonLazy(value[i], cache);
+    for (let i = 0; i < value.length; i++) list[i] = lazy ? fromJsonLazy(value[i], cache) : fromJson(value[i], cache);
     out = list;
-  } else out = new JsonObjectMap(value as Record<string, unknown>, cache);
+  } else if (lazy) out = new JsonObjectMap(value as Record<string, unknown>, cache);
+  else {
+    const m = new Map<CelMapKey, CelValue>();
+    for (const k of Object.keys(value)) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) m.set(k, fromJson(v, cache));
+    }
+    out = m;
+  }
   cache?.set(value, out);
   return out;
 }
