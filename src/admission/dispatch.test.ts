@@ -519,3 +519,32 @@ describe("deadline and timings", () => {
     expect(inv.mutations[0]!.seconds).toBeLessThan(5);
   });
 });
+
+describe("immutability: the pipeline never modifies a value in place", () => {
+  const deepFreeze = <T>(v: T): T => {
+    if (typeof v === "object" && v !== null) {
+      for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+      Object.freeze(v);
+    }
+    return v;
+  };
+
+  it("a frozen input through ApplyConfiguration, JSON Patch, defaulting and reinvocation: same result as an unfrozen copy", () => {
+    const ps = [
+      policy({ name: "a", mutations: [SET_LABEL, { jp: '[JSONPatch{op: "add", path: "/data/b", value: "2"}, JSONPatch{op: "replace", path: "/data/a", value: "9"}]' }], reinvocationPolicy: "IfNeeded" }),
+      policy({ name: "b", mutations: ['Object{metadata: Object.metadata{annotations: {"n": string(size(object.data))}}}', { jp: '[JSONPatch{op: "replace", path: "/metadata/labels/x", value: "z"}]' }] }),
+    ];
+    const input = deepFreeze(cm({ metadata: { labels: { keep: "me" } } }));
+    const copy = JSON.parse(JSON.stringify(input)) as JsonObject;
+    const frozen = run(ps, input, { options: { defaulter: (o) => o } });
+    const plain = run(ps, copy);
+    expect(frozen.status).toBeUndefined();
+    expect(plain.status).toBeUndefined();
+    expect(frozen.allowed).toBe(true);
+    expect(frozen.object).toEqual(plain.object);
+    expect(frozen.patch).toEqual(plain.patch);
+    // b replaced x with z; a (IfNeeded) ran again in pass 2 and set it back.
+    expect(labels(frozen)).toEqual({ keep: "me", x: "y" });
+    expect(input).toEqual(copy);
+  });
+});
