@@ -14,8 +14,9 @@ import { fileURLToPath } from "node:url";
 import { AggregatorRegistry } from "prom-client";
 import type { Logger } from "pino";
 import type { ClusterSourceOptions } from "./cluster.js";
-import { FilePolicySource, type PolicySource } from "./policies.js";
-import { defaultLogger, WebhookServer, type WebhookServerOptions } from "./server.js";
+import { defaultLogger } from "./defaults.js";
+import type { PolicySource } from "./policies.js";
+import type { WebhookServerOptions } from "./server.js";
 import { readTlsMaterial } from "./tls.js";
 
 export interface WebhookRunConfig extends Omit<WebhookServerOptions, "source" | "logger" | "metricsText"> {
@@ -73,6 +74,9 @@ async function runServer(config: WebhookRunConfig, isWorker: boolean): Promise<n
   const logger: Logger = isWorker ? base.child({ worker: cluster.worker?.id }) : base;
   let metricsText: (() => Promise<string>) | undefined;
   if (isWorker) metricsText = askPrimaryForMetrics;
+  // Imported here: the `--workers` primary never serves, and does not load the server and the
+  // admission pipeline (about 40 MB of RSS).
+  const [{ FilePolicySource }, { WebhookServer }] = await Promise.all([import("./policies.js"), import("./server.js")]);
   let source: PolicySource;
   if (config.cluster !== undefined) {
     // Loaded only in cluster mode: @kubernetes/client-node and its generated API models add about

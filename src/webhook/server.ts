@@ -23,7 +23,7 @@ import { Server as NetServer, type Socket } from "node:net";
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
 import type { ResourceCatalog } from "../admission/index.js";
 import type { SchemaRegistry } from "../kube/schema.js";
 import { WebhookMetrics } from "./metrics.js";
@@ -31,11 +31,9 @@ import { PolicyStore, type PolicySource, type StoreEvent } from "./policies.js";
 import { earlyFailureBody, handleReview, kyvernoPolicyName, type FailurePolicy, type ReviewReply, type ReviewSettings } from "./review.js";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles } from "./tls.js";
 
-export const DEFAULT_PORT = 8443;
-/** kube-apiserver's maximum request body (3 MiB). */
-export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
-/** Below the 10 s default webhook timeout. */
-export const DEFAULT_TIMEOUT_MS = 9_000;
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS, defaultLogger } from "./defaults.js";
+
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS, defaultLogger } from "./defaults.js";
 
 export interface WebhookServerOptions {
   readonly tls: TlsFiles;
@@ -83,10 +81,6 @@ export interface ListeningAddress {
 }
 
 type Tracked = Socket & { __celmapInflight?: number };
-
-export function defaultLogger(level = "info"): Logger {
-  return pino({ name: "celmap-webhook", level, timestamp: pino.stdTimeFunctions.isoTime });
-}
 
 export class WebhookServer {
   readonly store: PolicyStore;

@@ -2,8 +2,7 @@
  * `celmap webhook -f <files/dirs>... --tls-cert <file> --tls-key <file> [...]`: serve the
  * MutatingAdmissionPolicy pipeline as a mutating admission webhook (src/webhook).
  */
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS } from "../../webhook/server.js";
-import { runWebhook } from "../../webhook/run.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS } from "../../webhook/defaults.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 
@@ -21,7 +20,7 @@ const OPTIONS: readonly OptionSpec[] = [
     name: "kubeconfig",
     type: "string",
     placeholder: "<file>",
-    description: "Read MutatingAdmissionPolicies, bindings and namespaces, and Kyverno MutatingPolicies and Gatekeeper mutators where their CRDs are installed, from the cluster of this kubeconfig (informers: list + watch) instead of -f.",
+    description: "Read MutatingAdmissionPolicies, bindings and namespaces, and Kyverno MutatingPolicies and Gatekeeper mutators where their CRDs are installed, from the cluster of this kubeconfig (informers: list + watch) instead of -f; custom resource schemas from its OpenAPI v3 (/openapi/v3, polled every 5 s).",
   },
   { name: "in-cluster", type: "boolean", description: "Like --kubeconfig, with the pod's service account (in-cluster configuration)." },
   { name: "no-kyverno", type: "boolean", description: "With --kubeconfig/--in-cluster: do not watch Kyverno MutatingPolicies even where they are served (e.g. no RBAC for them)." },
@@ -122,6 +121,8 @@ export const webhookCommand: Command = {
     if (logLevel !== undefined && !["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(logLevel)) {
       throw new UsageError(`--log-level must be fatal, error, warn, info, debug or trace, got ${JSON.stringify(logLevel)}`);
     }
+    // Loaded when the command runs (`--help` does not need it); run.ts loads the server only where it serves.
+    const { runWebhook } = await import("../../webhook/run.js");
     const code = await runWebhook({
       paths,
       ...(fromCluster
