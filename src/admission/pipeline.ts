@@ -41,7 +41,7 @@ import { cachingAuthorizer, OFFLINE_AUTHORIZER, type Authorizer } from "../cel/k
 import { SchemaRegistry } from "../kube/schema.js";
 import { DEADLINE_EXCEEDED, dispatchPass, type Defaulter, type DispatchPolicy, type PolicyError, type StatusError } from "./dispatch.js";
 import { jsonDiff, type PatchOperation } from "./diff.js";
-import type { JsonObject } from "./json.js";
+import { deepEqual, isJsonObject, type JsonObject } from "./json.js";
 import { RequestMemo } from "./memo.js";
 import { ResourceCatalog } from "./match/catalog.js";
 import { buildHooks, formatPolicyError, selectInvocations, type BindingLike, type ParamSource } from "./params.js";
@@ -180,13 +180,22 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
     trace: { passes, notes },
   });
 
+  let previous: { readonly labels: JsonObject | undefined; readonly selection: ReturnType<typeof selectInvocations<P, B>> } | undefined;
   for (const pass of [1, 2] as const) {
     if (pass === 2) {
       if (!reinvocationEnabled) break;
       reinvoked = true;
     }
     const req: AdmissionRequest = { ...request, object };
-    const selection = selectInvocations(req, hookSet.hooks, { catalog, getNamespace, ...(ctx.params !== undefined ? { params: ctx.params } : {}) });
+    // Selection reads the request's attributes, which do not change, and the object only through its
+    // labels (objectSelector; namespaceSelector of a Namespace): with equal labels, pass 2 selects
+    // exactly what pass 1 did.
+    const labels = labelsOf(object);
+    const selection =
+      previous !== undefined && (previous.labels === labels || (previous.labels !== undefined && labels !== undefined && deepEqual(previous.labels, labels)))
+        ? previous.selection
+        : selectInvocations(req, hookSet.hooks, { catalog, getNamespace, ...(ctx.params !== undefined ? { params: ctx.params } : {}) });
+    previous = { labels, selection };
     const errors: PolicyError<P, B>[] = selection.errors.map((e) => ({ policy: e.policy, ...(e.binding !== undefined ? { binding: e.binding } : {}), message: e.message }));
     let requested = false;
     const passTrace: { invocations: PassTrace["invocations"] } = { invocations: [] };
@@ -284,4 +293,11 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
 
 function statusOf(s: StatusError): AdmissionStatus {
   return { code: s.code, reason: s.reason, message: s.message };
+}
+
+/** `metadata.labels` of an object, as it is (selection compares them between passes). */
+function labelsOf(o: JsonObject | null): JsonObject | undefined {
+  const md = o?.metadata;
+  if (!isJsonObject(md)) return undefined;
+  return isJsonObject(md.labels) ? md.labels : undefined;
 }

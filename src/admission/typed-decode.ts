@@ -252,8 +252,17 @@ function prune(registry: SchemaRegistry, node: SchemaNode, v: JsonValue): JsonVa
  * that does not parse as a quantity is left as it is.
  */
 export function normalizeTyped(obj: JsonObject, schema: SchemaNode, registry: SchemaRegistry, memo?: IdentityTable<SchemaNode>): JsonObject {
-  const out = normalize(registry, schema, obj, memo);
+  let quantities = quantityNodes.get(registry);
+  if (quantities === undefined) quantityNodes.set(registry, (quantities = new WeakMap()));
+  const out = normalize({ registry, quantities, memo }, schema, obj);
   return isJsonObject(out) ? out : obj;
+}
+
+interface NormalizeCtx {
+  readonly registry: SchemaRegistry;
+  /** Whether a node's values can hold a quantity (see `holdsQuantity`), for this registry. */
+  readonly quantities: WeakMap<SchemaNode, boolean>;
+  readonly memo: IdentityTable<SchemaNode> | undefined;
 }
 
 /**
@@ -261,7 +270,8 @@ export function normalizeTyped(obj: JsonObject, schema: SchemaNode, registry: Sc
  * values known to be in normal form at the node stored: inputs that came out unchanged and the
  * copies made. Subtrees whose schema holds no quantity are not walked.
  */
-function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue, memo: IdentityTable<SchemaNode> | undefined): JsonValue {
+function normalize(ctx: NormalizeCtx, node: SchemaNode, v: JsonValue): JsonValue {
+  const { registry, memo } = ctx;
   if (typeof v !== "object" || v === null) {
     if (node.t === "scalar" && node.fmt === "quantity" && (typeof v === "string" || typeof v === "number" || typeof v === "bigint")) {
       const q = canonicalQuantity(String(v));
@@ -269,7 +279,7 @@ function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue, mem
     }
     return v;
   }
-  if (memo?.get(v) === node || !holdsQuantity(registry, node)) return v;
+  if (!holdsQuantity(registry, ctx.quantities, node) || memo?.get(v) === node) return v;
   let out: JsonValue = v;
   if ((node.t === "struct" || node.t === "map") && isJsonObject(v)) {
     const elem = node.t === "map" ? registry.resolve(node.v) : undefined;
@@ -280,7 +290,7 @@ function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue, mem
       const child = elem ?? registry.child(node, key);
       const before = v[key] as JsonValue;
       // Only quantities change among scalars: other scalar fields need no call.
-      const after = child === undefined || (typeof before !== "object" && (child.t !== "scalar" || child.fmt !== "quantity")) ? before : normalize(registry, child, before, memo);
+      const after = child === undefined || (typeof before !== "object" && (child.t !== "scalar" || child.fmt !== "quantity")) ? before : normalize(ctx, child, before);
       if (after !== before && copy === undefined) {
         copy = {};
         for (let j = 0; j < i; j++) setKey(copy, keys[j]!, v[keys[j]!] as JsonValue);
@@ -293,7 +303,7 @@ function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue, mem
     let copy: JsonValue[] | undefined;
     for (let i = 0; i < v.length; i++) {
       const before = v[i] as JsonValue;
-      const after = normalize(registry, elem, before, memo);
+      const after = normalize(ctx, elem, before);
       if (after !== before && copy === undefined) copy = v.slice(0, i);
       if (copy !== undefined) copy.push(after);
     }
@@ -304,9 +314,7 @@ function normalize(registry: SchemaRegistry, node: SchemaNode, v: JsonValue, mem
 }
 
 /** Whether values of `node` can contain a quantity (per registry; a node being computed counts as yes). */
-function holdsQuantity(registry: SchemaRegistry, node: SchemaNode): boolean {
-  let byNode = quantityNodes.get(registry);
-  if (byNode === undefined) quantityNodes.set(registry, (byNode = new WeakMap()));
+function holdsQuantity(registry: SchemaRegistry, byNode: WeakMap<SchemaNode, boolean>, node: SchemaNode): boolean {
   const known = byNode.get(node);
   if (known !== undefined) return known;
   byNode.set(node, true);
@@ -318,14 +326,14 @@ function holdsQuantity(registry: SchemaRegistry, node: SchemaNode): boolean {
     case "struct":
       r = Object.keys(node.f).some((k) => {
         const c = registry.child(node, k);
-        return c !== undefined && holdsQuantity(registry, c);
+        return c !== undefined && holdsQuantity(registry, byNode, c);
       });
       break;
     case "map":
-      r = holdsQuantity(registry, registry.resolve(node.v));
+      r = holdsQuantity(registry, byNode, registry.resolve(node.v));
       break;
     case "list":
-      r = holdsQuantity(registry, registry.element(node));
+      r = holdsQuantity(registry, byNode, registry.element(node));
       break;
     default:
       r = false;
