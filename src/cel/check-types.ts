@@ -611,6 +611,7 @@ export function mostGeneral(t1: CelType, t2: CelType): CelType {
  * ones become `dyn` when `toDyn`. Returns `t` itself when nothing changes.
  */
 export function substitute(m: Mapping, t: CelType, toDyn: boolean): CelType {
+  if (!CelTypeClass.mayBeParametric(t)) return t;
   if (t.kind === "typeParam") {
     const sub = m.find(t);
     if (sub !== undefined) return substitute(m, sub, toDyn);

@@ -56,6 +56,7 @@ import { V_FORMAT, V_HOMOGENEOUS, V_REGEX, V_TIME, validate, validatorMask } fro
 import type { FunctionDecl, OverloadDecl } from "./decls.js";
 import type { Env } from "./env.js";
 import { type CelIssue, CelCompileError, locate } from "./errors.js";
+import { idCount } from "./parser.js";
 import {
   BOOL,
   BUILTIN_TYPE_NAMES,
@@ -247,7 +248,11 @@ const MAX_NAME_NODES = 50_000;
 const MAX_CACHED_FUNCTIONS = 10_000;
 const MAX_RESOLUTIONS = 2_000;
 
+/** The environment checked against last and its data (most programs compile against one environment in a row). */
+const LAST_ENV: { env: Env | undefined; info: EnvInfo | undefined } = { env: undefined, info: undefined };
+
 function envInfo(env: Env): EnvInfo {
+  if (LAST_ENV.env === env) return LAST_ENV.info!;
   let info = ENV_INFO.get(env);
   if (info === undefined) {
     const prefixes: string[] = [];
@@ -281,6 +286,8 @@ function envInfo(env: Env): EnvInfo {
     };
     ENV_INFO.set(env, info);
   }
+  LAST_ENV.env = env;
+  LAST_ENV.info = info;
   return info;
 }
 
@@ -365,8 +372,8 @@ function lookupGlobal(env: Env, candidate: string): Resolved | undefined {
 }
 
 class Checker {
-  readonly typeMap = new DenseMap<CelType>();
-  readonly referenceMap = new DenseMap<Reference>();
+  readonly typeMap: DenseMap<CelType>;
+  readonly referenceMap: DenseMap<Reference>;
   readonly mapping = new Mapping();
   readonly issues: (CelIssue & { seq: number })[] = [];
   /** Validators (`check-validators.ts` flags) that may find something in the tree. */
@@ -382,7 +389,12 @@ class Checker {
     private readonly parsed: ParsedExpr,
     private readonly env: Env,
     private readonly info: EnvInfo,
-  ) {}
+  ) {
+    // Ids are allocated densely by the parser: the maps are made that large at once.
+    const ids = idCount(parsed.sourceInfo);
+    this.typeMap = new DenseMap<CelType>(ids);
+    this.referenceMap = new DenseMap<Reference>(ids);
+  }
 
   // ---------------------------------------------------------------- errors
 
@@ -1268,7 +1280,13 @@ function logicalReference(id: string): Reference {
  * sequence), as the checker's `typeMap` and `referenceMap`. Iterates in id order.
  */
 class DenseMap<V> implements ReadonlyMap<number, V> {
-  private readonly items: (V | undefined)[] = [];
+  private readonly items: (V | undefined)[];
+
+  /** `capacity`: ids expected below it (the map grows past it as needed). */
+  constructor(capacity = 0) {
+    // (Holey: a hole reads as undefined, as an unset id should.)
+    this.items = capacity > 0 ? new Array<V | undefined>(capacity) : [];
+  }
 
   get size(): number {
     let n = 0;
@@ -1292,7 +1310,7 @@ class DenseMap<V> implements ReadonlyMap<number, V> {
     const a = this.items;
     for (let i = 0; i < a.length; i++) {
       const t = a[i];
-      if (t !== undefined && (t.params.length > 0 || t.kind === "typeParam")) a[i] = substitute(m, t, true);
+      if (t !== undefined && CelType.mayBeParametric(t)) a[i] = substitute(m, t, true);
     }
   }
   forEach(cb: (value: V, key: number, map: ReadonlyMap<number, V>) => void, thisArg?: unknown): void {

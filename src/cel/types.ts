@@ -33,12 +33,28 @@ export type TypeKind =
   | "typeParam";
 
 export class CelType {
+  /** Whether a type parameter occurs in this type (itself included); private, so not part of its visible shape. */
+  readonly #parametric: boolean;
+
   constructor(
     readonly kind: TypeKind,
     /** The CEL name: `int`, `list`, `google.protobuf.Timestamp`, `optional_type`, `Object.spec`, `A`. */
     readonly name: string,
-    readonly params: readonly CelType[] = [],
-  ) {}
+    readonly params: readonly CelType[] = NO_PARAMS,
+  ) {
+    let parametric = kind === "typeParam";
+    for (let i = 0; i < params.length && !parametric; i++) parametric = CelType.mayBeParametric(params[i] as CelType);
+    this.#parametric = parametric;
+  }
+
+  /**
+   * False when no type parameter occurs in `t` (substituting type parameters
+   * leaves it as it is); true when one does or when `t` is not a constructed
+   * {@link CelType} (a look-alike object: not known).
+   */
+  static mayBeParametric(t: CelType): boolean {
+    return #parametric in t ? t.#parametric : true;
+  }
 
   /** cel-go's spelling: `list(int)`, `map(string, dyn)`, `optional_type(string)`, `type(int)`. */
   toString(): string {
@@ -47,6 +63,9 @@ export class CelType {
     return `${this.name}(${this.params.map((p) => p.toString()).join(", ")})`;
   }
 }
+
+/** The parameters of every parameterless type made without an explicit list (shared, never mutated). */
+const NO_PARAMS: readonly CelType[] = [];
 
 export const DYN = new CelType("dyn", "dyn");
 export const NULL_TYPE = new CelType("null", "null_type");
