@@ -352,14 +352,22 @@ export type MacroTable = ReadonlyMap<string, readonly MacroDef[]>;
 const EMPTY_TABLE: MacroTable = new Map();
 const tableCache = new WeakMap<ReadonlySet<MacroSet>, { size: number; table: MacroTable }>();
 const tableByKey = new Map<string, MacroTable>();
+/** The set looked up last, with its size then and its table (parses come in runs against one environment). */
+const LAST_TABLE: { sets: ReadonlySet<MacroSet> | undefined; size: number; table: MacroTable } = { sets: undefined, size: 0, table: EMPTY_TABLE };
 const FAMILY_ORDER = ["standard", "twoVar", "optional", "bind", "lists", "math"] as const;
 
 /** The lookup table for a set of macro families (cached per set). */
 export function macroTable(sets: ReadonlySet<MacroSet> | undefined): MacroTable {
   if (sets === undefined || sets.size === 0) return EMPTY_TABLE;
+  if (LAST_TABLE.sets === sets && LAST_TABLE.size === sets.size) return LAST_TABLE.table;
   const cached = tableCache.get(sets);
   // Sets are not expected to change after use; the size check catches the common way they do.
-  if (cached !== undefined && cached.size === sets.size) return cached.table;
+  if (cached !== undefined && cached.size === sets.size) {
+    LAST_TABLE.sets = sets;
+    LAST_TABLE.size = sets.size;
+    LAST_TABLE.table = cached.table;
+    return cached.table;
+  }
   const key = FAMILY_ORDER.filter((s) => sets.has(s)).join(",");
   let table = tableByKey.get(key);
   if (table === undefined) {

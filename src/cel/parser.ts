@@ -1169,6 +1169,12 @@ function balanced(fn: string, terms: readonly Expr[], ops: readonly number[], lo
   return { kind: "call", id: ops[mid] as number, fn, args: [left, right] };
 }
 
+/** One more than the largest expression id of a tree this parser made (0 when `info` is not the parser's). */
+export function idCount(info: SourceInfo): number {
+  const p = info.positions;
+  return p instanceof PositionMap ? p.offsets.length : 0;
+}
+
 /**
  * Expression id → offset, stored densely by id (ids are allocated in sequence);
  * -1 marks an id without a position (a macro call replaced by its expansion).

@@ -300,12 +300,17 @@ interface EnvCache {
   readonly staticIdents: Map<string, { value: CelValue } | null>;
 }
 const ENV_CACHES = new WeakMap<Env, EnvCache>();
+/** The environment planned against last and its cache (most programs are planned against one environment in a row). */
+const LAST_CACHE: { env: Env | undefined; cache: EnvCache | undefined } = { env: undefined, cache: undefined };
 function envCache(env: Env): EnvCache {
+  if (LAST_CACHE.env === env) return LAST_CACHE.cache!;
   let c = ENV_CACHES.get(env);
   if (c === undefined) {
     c = { overloads: new Map(), userOverloads: new Map(), staticIdents: new Map() };
     ENV_CACHES.set(env, c);
   }
+  LAST_CACHE.env = env;
+  LAST_CACHE.cache = c;
   return c;
 }
 
