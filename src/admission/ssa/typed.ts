@@ -201,7 +201,40 @@ export function peString(pe: PathElement): string {
 
 /** An identity for `PathElement.Equals` (numbers compare by value, so 80 and 80.0 are one key). */
 export function peId(pe: PathElement): string {
+  // A cheap text for the usual keys (scalars), built so that it is equal exactly when the values are
+  // (numbers by value, each kind tagged); anything else falls back to the printed form. A value
+  // takes the same branch wherever it appears, so the two forms never meet for equal elements.
+  if (pe.kind === "key") {
+    let id = "k";
+    for (const [name, v] of pe.fields) {
+      const t = scalarId(v);
+      if (t === undefined) return peString(pe);
+      id += `\u0000${name}\u0001${t}`;
+    }
+    return id;
+  }
+  if (pe.kind === "value") {
+    const t = scalarId(pe.value);
+    return t === undefined ? peString(pe) : `v${t}`;
+  }
   return peString(pe);
+}
+
+/** The identity text of a scalar for {@link peId} (`valueToString`'s equality, kind-tagged), or undefined. */
+function scalarId(v: GoValue): string | undefined {
+  switch (typeof v) {
+    case "string":
+      // Length-prefixed, so that no string can forge the separators of a multi-field key.
+      return `s${v.length}:${v}`;
+    case "boolean":
+      return v ? "b1" : "b0";
+    case "bigint":
+      return `n${v.toString()}`;
+    case "number":
+      return `n${Number.isInteger(v) && Math.abs(v) < 2 ** 63 ? BigInt(v).toString() : goFloat(v)}`;
+    default:
+      return v === null ? "z" : undefined;
+  }
 }
 
 /** `listItemToPathElement` for an associative list; a string is the error. */
