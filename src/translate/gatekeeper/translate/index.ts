@@ -70,11 +70,15 @@ import { printPath } from "../path/print.js";
 import { SchemaDB } from "../schema.js";
 import { byteCompare } from "../value.js";
 import { comment, errorOp, Names } from "./cel.js";
-import { mutationCel } from "./mutations.js";
+import { assignMetadataBundle, mutationCel } from "./mutations.js";
+import { mergeable } from "./merge.js";
 import { labelWritten, readsLabel, schedule } from "./passes.js";
 import { schemaProblems } from "./schema-check.js";
 import { applyToCel, matchConditions, namespaceSelectorGuard, resourceRules, wildcardCel, IS_NS, type Condition } from "./scope.js";
 import type { LabelSelector } from "../types.js";
+
+/** At most this many mutations are merged into one (keeps each expression's cost estimate small). */
+const MAX_MERGED = 12;
 
 /** Policy-level conditions and namespace-selector requirements for the webhook's own exemptions. */
 function webhookScope(w: TranslateOptions["webhook"]): { conditions: Condition[]; selector: LabelSelector | undefined } {
@@ -129,6 +133,19 @@ export interface TranslateOptions {
    * `mutatingWebhookReinvocationPolicy: IfNeeded`.
    */
   readonly reinvocationPolicy?: "Never" | "IfNeeded";
+  /**
+   * Bundle independent groups with the same resource rules into one policy (default true; only
+   * with failurePolicy Fail): the apiserver then matches one policy instead of one per group
+   * and evaluates no matchConditions in either pass; each member's match criteria guard its
+   * mutations, named in a comment. False: one policy per group, a lone mutator's criteria as
+   * named matchConditions (shown by `celmap eval --trace`).
+   */
+  readonly bundle?: boolean;
+  /**
+   * Merge consecutive JSONPatch mutations of a policy into one where provably the same
+   * (`merge.ts`; default true, only with failurePolicy Fail).
+   */
+  readonly merge?: boolean;
   /** Prefix of policy and binding names (default `gatekeeper-`). */
   readonly namePrefix?: string;
   /** Kind → resource for resource rules (default: the built-in catalog; unknown kinds get `*`). */
@@ -288,9 +305,9 @@ export function interferes(a: Mutator, b: Mutator): boolean {
 }
 
 /** A DNS-subdomain policy name for a group (mutator names may have capitals; made unique by a counter). */
-function policyName(prefix: string, group: readonly Mutator[], used: Set<string>): string {
+function policyName(prefix: string, group: readonly Mutator[], used: Set<string>, bundled = false): string {
   const m = group[0]!;
-  let base = `${prefix}${m.kind.toLowerCase()}-${m.id.name}${group.length === 1 ? "" : "-group"}`
+  let base = `${prefix}${m.kind.toLowerCase()}-${m.id.name}${bundled ? "-bundle" : group.length === 1 ? "" : "-group"}`
     .toLowerCase()
     .replace(/[^-a-z0-9.]/g, "-")
     .replace(/^[^a-z0-9]+/, "")
@@ -461,24 +478,64 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     groups.get(r)!.push(e);
   });
 
-  // 5. Emit.
+  // 5. Bundles: with failurePolicy Fail, independent groups that give the same resource rules
+  // share one policy (each member guarded by its own match criteria), so the apiserver matches
+  // one policy instead of one per group and evaluates no matchConditions in either pass. Groups
+  // are independent (no mutator's write reaches another group's read), so their order in the
+  // bundle is irrelevant, and any mutation error denies the request whichever policy holds it.
+  // With Ignore, a policy's error drops only that policy's mutations: groups keep their own.
+  const ruleKey = (rs: readonly Record<string, unknown>[]) => [...new Set(rs.map((r) => JSON.stringify(r)))].sort().join("\n");
+  const groupRules = (g: readonly Entry[]): Record<string, unknown>[] => {
+    const rules: Record<string, unknown>[] = [];
+    const seen = new Set<string>();
+    for (const e of g) {
+      for (const r of resourceRules(e.m, catalog)) {
+        const k = JSON.stringify(r);
+        if (!seen.has(k)) {
+          seen.add(k);
+          rules.push(r);
+        }
+      }
+    }
+    return rules;
+  };
+  const bundles: Entry[][][] = [];
+  const bundleOf = new Map<string, Entry[][]>();
+  for (const group of groups.values()) {
+    if (failurePolicy !== "Fail" || options.bundle === false) {
+      bundles.push([group]);
+      continue;
+    }
+    const k = ruleKey(groupRules(group));
+    let b = bundleOf.get(k);
+    if (b === undefined) {
+      bundleOf.set(k, (b = []));
+      bundles.push(b);
+    }
+    b.push(group);
+  }
+
+  // 6. Emit.
   const policies: JsonObject[] = [];
   const bindings: JsonObject[] = [];
   const apiVersionString = `${GROUP}/${apiVersion}`;
   const usedNames = new Set<string>();
-  for (const group of groups.values()) {
-    const ms = group.map((e) => e.m);
-    const name = policyName(prefix, ms, usedNames);
+  for (const bundle of bundles) {
+    const all = bundle.flat();
+    const ms = all.map((e) => e.m);
+    const name = policyName(prefix, ms, usedNames, bundle.length > 1);
     let spec: JsonObject;
-    let passes = 1;
-    if (group.length === 1) {
-      const e = group[0]!;
+    /** Passes of each group (by its first entry). */
+    const passesOf = new Map<Entry, number>();
+    if (all.length === 1) {
+      const e = all[0]!;
       const m = e.m;
       // Alone, a mutator is idempotent, except AssignImage on a malformed reference (`a/b:c/d`
       // takes Gatekeeper two passes to settle). When it is the only mutator of the system,
       // Gatekeeper allows two passes, the second of which must change nothing: the second
       // mutation then fails where one more run would still change the object.
-      passes = Math.min(systemSize, schedule([m])?.passes ?? 1);
+      const passes = Math.min(systemSize, schedule([m])?.passes ?? 1);
+      passesOf.set(e, passes);
       const more = (schedule([m])?.passes ?? 1) > passes && e.patchType === "JSONPatch";
       const constraints: JsonObject = { resourceRules: resourceRules(m, catalog), matchPolicy: "Exact" };
       const nsSel = andSelectors(webhook.selector, m.match.namespaceSelector);
@@ -505,47 +562,100 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         ],
       };
     } else {
-      const rules: Record<string, unknown>[] = [];
-      const seen = new Set<string>();
-      for (const m of ms) {
-        for (const r of resourceRules(m, catalog)) {
-          const k = JSON.stringify(r);
-          if (!seen.has(k)) {
-            seen.add(k);
-            rules.push(r);
-          }
-        }
-      }
+      const rules = groupRules(all);
       // A member whose applyTo gives exactly the policy's resource rules (known resources, CREATE
       // or UPDATE in every entry) needs no applyTo guard: with matchPolicy Exact the policy
       // only runs for those group/version/resource/operations, i.e. for those kinds.
-      const ruleKey = (rs: readonly Record<string, unknown>[]) => [...new Set(rs.map((r) => JSON.stringify(r)))].sort().join("\n");
       const allRules = ruleKey(rules);
       const implied = (m: Mutator) =>
         m.kind !== "AssignMetadata" &&
         rules.every((r) => !(r.resources as string[]).includes("*")) &&
         m.applyTo.every((a) => effectiveOperations(a).some((o) => o === "CREATE" || o === "UPDATE")) &&
         ruleKey(resourceRules(m, catalog)) === allRules;
-      const guarded = group.map((e) => {
-        const conds = guardConditions(e.m, implied(e.m)).map((c) => `(${c.expression})`);
+      // Each member's match criteria, named as the matchConditions of a policy of its own would be.
+      const guardOf = (e: Entry): { guard: string | undefined; names: string[] } => {
+        const cs = guardConditions(e.m, implied(e.m));
         const ns = e.m.match.namespaceSelector !== undefined ? namespaceSelectorGuard(e.m.match.namespaceSelector) : undefined;
-        if (ns !== undefined) conds.push(ns);
+        if (ns !== undefined) cs.push({ name: "gatekeeper-match-namespace-selector", expression: ns });
+        if (cs.length === 0) return { guard: undefined, names: [] };
+        return { guard: cs.map((c) => `(${c.expression})`).join(" &&\n "), names: cs.map((c) => c.name) };
+      };
+      const guarded = (e: Entry): string => {
+        const { guard, names } = guardOf(e);
         const none = e.patchType === "JSONPatch" ? "[]" : "Object{}";
-        return conds.length === 0 ? e.expression! : `(${conds.join(" &&\n ")}) ?\n${e.expression!} :\n${none}`;
-      });
-      const sched = schedule(ms);
-      passes = Math.min(systemSize, sched?.passes ?? systemSize);
-      const lastPass = sched !== undefined && sched.passes <= systemSize ? sched.lastPass : ms.map(() => passes);
-      const mutations: JsonObject[] = [];
-      for (let pass = 1; pass <= passes; pass++) {
-        group.forEach((e, i) => {
-          if (pass > lastPass[i]!) return;
-          const where = `Gatekeeper pass ${pass} of ${passes} (mutator ${i + 1} of ${group.length} in this group)`;
-          // Later passes repeat the first one's expression; a one-line header keeps them small.
-          const head = pass === 1 ? header(e.m, where) : comment(`${where}: ${e.m.kind} "${e.m.id.name}", as in pass 1`);
-          mutations.push(mutationEntry(e.patchType!, `${head}\n${guarded[i]!}`));
-        });
+        return guard === undefined ? e.expression! : `${comment(`match: ${names.join(" && ")}`)}\n(${guard}) ?\n${e.expression!} :\n${none}`;
+      };
+      // Lone AssignMetadata mutators of the bundle (ApplyConfiguration): one mutation for all.
+      const lone = bundle.filter((g) => g.length === 1 && g[0]!.patchType === "ApplyConfiguration" && g[0]!.m.kind === "AssignMetadata");
+      const metadataBundle =
+        lone.length >= 2
+          ? assignMetadataBundle(
+              lone.map((g) => {
+                const e = g[0]!;
+                const { guard, names } = guardOf(e);
+                return { m: e.m, guard, comment: comment(`${mutatorLabel(e.m)} (mutations.gatekeeper.sh/${e.m.version}), location: ${e.m.location}${names.length > 0 ? `\nmatch: ${names.join(" && ")}` : ""}`) };
+              }),
+            )
+          : undefined;
+      // The bundle's mutations in order, then merged where provably the same (merge.ts).
+      const items: { m: Mutator | undefined; patchType: "ApplyConfiguration" | "JSONPatch"; text: string }[] = [];
+      for (const group of bundle) {
+        if (metadataBundle !== undefined && lone.includes(group)) {
+          passesOf.set(group[0]!, 1);
+          if (group !== lone[0]) continue;
+          const head = comment(
+            `Gatekeeper AssignMetadata ${lone.map((g) => `"${g[0]!.m.id.name}"`).join(", ")}: independent of each other (distinct keys, ` +
+              `none matches on a label another sets), so one ApplyConfiguration sets each absent key whose mutator matches`,
+          );
+          items.push({ m: undefined, patchType: "ApplyConfiguration", text: `${head}\n${metadataBundle}` });
+          continue;
+        }
+        const gms = group.map((e) => e.m);
+        const sched = schedule(gms);
+        const passes = Math.min(systemSize, sched?.passes ?? (group.length === 1 ? 1 : systemSize));
+        const lastPass = sched !== undefined && sched.passes <= systemSize ? sched.lastPass : gms.map(() => passes);
+        passesOf.set(group[0]!, passes);
+        const bodies = group.map(guarded);
+        for (let pass = 1; pass <= passes; pass++) {
+          group.forEach((e, i) => {
+            if (pass > lastPass[i]!) return;
+            const where =
+              group.length === 1
+                ? passes === 1
+                  ? undefined
+                  : `Gatekeeper pass ${pass} of ${passes}`
+                : `Gatekeeper pass ${pass} of ${passes} (mutator ${i + 1} of ${group.length} in this group)`;
+            // Later passes repeat the first one's expression; a one-line header keeps them small.
+            const head = pass === 1 ? header(e.m, where) : comment(`${where!}: ${e.m.kind} "${e.m.id.name}", as in pass 1`);
+            items.push({ m: e.m, patchType: e.patchType!, text: `${head}\n${bodies[i]!}` });
+          });
+        }
       }
+      const mutations: JsonObject[] = [];
+      let run: typeof items = [];
+      const flush = () => {
+        if (run.length === 0) return;
+        const text =
+          run.length === 1
+            ? run[0]!.text
+            : `${comment(`${run.length} consecutive mutations in one: none reads what an earlier one writes or creates (merge.ts)`)}\n` +
+              run.map((x) => `(\n${x.text}\n)`).join(" +\n");
+        mutations.push(mutationEntry(run[0]!.patchType, text));
+        run = [];
+      };
+      for (const x of items) {
+        const joins =
+          failurePolicy === "Fail" &&
+          options.merge !== false &&
+          x.patchType === "JSONPatch" &&
+          x.m !== undefined &&
+          run.length > 0 &&
+          run.length < MAX_MERGED &&
+          run.every((y) => y.patchType === "JSONPatch" && y.m !== undefined && mergeable(y.m, x.m!, catalog));
+        if (!joins) flush();
+        run.push(x);
+      }
+      flush();
       spec = {
         matchConstraints: { resourceRules: rules, matchPolicy: "Exact", ...(webhook.selector !== undefined ? { namespaceSelector: webhook.selector } : {}) },
         ...(webhook.conditions.length > 0 ? { matchConditions: webhook.conditions } : {}),
@@ -576,22 +686,29 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     policies.push(policy);
     bindings.push(binding);
     const creates = ms.filter((m) => m.path.nodes.some((n, d) => n.type === "List" && !n.glob && m.tester.conditionAt(d) !== "MustExist"));
-    for (const e of group) {
-      const notes = [...e.notes];
-      const hasMustNot = e.m.path.nodes.some((_, d) => e.m.tester.conditionAt(d) === "MustNotExist") || e.m.kind === "AssignMetadata";
-      const others = creates.filter((c) => c !== e.m);
-      if (hasMustNot && others.length > 0 && e.m.kind !== "AssignMetadata") {
-        notes.push(
-          `defaulting: the apiserver defaults the object after every MAP mutation, Gatekeeper's passes see list elements created by ${others.map(mutatorLabel).join(", ")} before any defaulting — a MustNotExist test on a field with an API default (e.g. imagePullPolicy) may then not apply to them in the cluster (gatekeeper.md §5.7)`,
-        );
+    for (const group of bundle) {
+      const gms = group.map((e) => e.m);
+      const passes = passesOf.get(group[0]!) ?? 1;
+      for (const e of group) {
+        const notes = [...e.notes];
+        const hasMustNot = e.m.path.nodes.some((_, d) => e.m.tester.conditionAt(d) === "MustNotExist") || e.m.kind === "AssignMetadata";
+        const others = creates.filter((c) => c !== e.m && gms.includes(c));
+        if (hasMustNot && others.length > 0 && e.m.kind !== "AssignMetadata") {
+          notes.push(
+            `defaulting: the apiserver defaults the object after every MAP mutation, Gatekeeper's passes see list elements created by ${others.map(mutatorLabel).join(", ")} before any defaulting — a MustNotExist test on a field with an API default (e.g. imagePullPolicy) may then not apply to them in the cluster (gatekeeper.md §5.7)`,
+          );
+        }
+        if (group.length > 1) {
+          notes.push(
+            `grouped with ${gms.filter((x) => x !== e.m).map(mutatorLabel).join(", ")}: they interact, so one policy reproduces Gatekeeper's order and ${passes} pass${passes === 1 ? "" : "es"}` +
+              (passes === systemSize ? " (a set that never converges is rejected by Gatekeeper but not by the policy)" : ""),
+          );
+        }
+        if (bundle.length > 1) {
+          notes.push(`bundled in one policy with the other groups of the same resource rules (independent of this one); its match criteria guard its mutations (a comment names them)`);
+        }
+        verdicts.push({ mutator: mutatorLabel(e.m), kind: e.m.kind, name: e.m.id.name, verdict: e.verdict, reasons: e.reasons, notes, policy: name });
       }
-      if (group.length > 1) {
-        notes.push(
-          `grouped with ${ms.filter((x) => x !== e.m).map(mutatorLabel).join(", ")}: they interact, so one policy reproduces Gatekeeper's order and ${passes} pass${passes === 1 ? "" : "es"}` +
-            (passes === systemSize ? " (a set that never converges is rejected by Gatekeeper but not by the policy)" : ""),
-        );
-      }
-      verdicts.push({ mutator: mutatorLabel(e.m), kind: e.m.kind, name: e.m.id.name, verdict: e.verdict, reasons: e.reasons, notes, policy: name });
     }
   }
   return { policies, bindings, verdicts, issues };

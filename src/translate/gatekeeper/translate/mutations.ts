@@ -83,12 +83,44 @@ export interface MutationCel {
  * no change (`Object{}`), which is Gatekeeper's built-in MustNotExist.
  */
 export function assignMetadataApplyConfiguration(m: Mutator): string | undefined {
+  const e = assignMetadataEntry(m);
+  if (e === undefined) return undefined;
+  const k = celString(e.key);
+  return `(${k} in object.metadata.?${e.field}.orValue({}) ?\n  Object{} :\n  Object{metadata: Object.metadata{${e.field}: {${k}: ${e.value}}}})`;
+}
+
+/** What an AssignMetadata (without external data) sets: the map, the key, and the value as CEL. */
+export function assignMetadataEntry(m: Mutator): { field: string; key: string; value: string } | undefined {
   if (m.kind !== "AssignMetadata" || m.assign.externalData !== undefined) return undefined;
   const [, field, key] = m.path.nodes;
   if (field?.type !== "Object" || key?.type !== "Object") return undefined;
   const value = m.assign.fromMetadata !== undefined ? fromMetadataCel(m.assign.fromMetadata.field) : celLiteral(m.assign.value);
-  const k = celString(key.reference);
-  return `(${k} in object.metadata.?${field.reference}.orValue({}) ?\n  Object{} :\n  Object{metadata: Object.metadata{${field.reference}: {${k}: ${value}}}})`;
+  return { field: field.reference, key: key.reference, value };
+}
+
+/**
+ * Several independent AssignMetadata mutators as one ApplyConfiguration, provably the same as
+ * their single ones in any order: they set distinct keys (two on one key interfere, so they are
+ * never bundled) and none matches on a label another sets (that interferes too), so no one's
+ * decision reads another's write, and merging the union of granular `{key: value}` entries is
+ * merging each. An entry is present when its mutator matches (`guard`, a comment naming its
+ * match criteria above it) and its key is absent; a map with no entry is left out
+ * (`optional.ofNonZeroValue`), so nothing is created for it.
+ */
+export function assignMetadataBundle(items: readonly { m: Mutator; guard: string | undefined; comment: string }[]): string | undefined {
+  const byField = new Map<string, string[]>();
+  for (const { m, guard, comment } of items) {
+    const e = assignMetadataEntry(m);
+    if (e === undefined) return undefined;
+    const k = celString(e.key);
+    const absent = `!(${k} in object.metadata.?${e.field}.orValue({}))`;
+    const cond = guard === undefined ? absent : `(${guard}) &&\n      ${absent}`;
+    const entry = `${comment.replace(/^/gm, "    ")}\n    ?${k}: (${cond}) ?\n      optional.of(dyn(${e.value})) : optional.none()`;
+    if (!byField.has(e.field)) byField.set(e.field, []);
+    byField.get(e.field)!.push(entry);
+  }
+  const fields = [...byField].map(([f, entries]) => `  ?${f}: optional.ofNonZeroValue({\n${entries.join(",\n")}\n  })`);
+  return `Object{metadata: Object.metadata{\n${fields.join(",\n")}\n}}`;
 }
 
 /** The mutator's patch expression (no match guard). Throws for external data (refused earlier). */

@@ -72,7 +72,7 @@ function keyEq(a: string | bigint | undefined, b: string | bigint | undefined): 
 }
 
 /** Whether two nodes at the same depth may stand for the same place (`conflict`: map vs list). */
-function alias(a: PathNode, b: PathNode): "yes" | "no" | "conflict" {
+export function alias(a: PathNode, b: PathNode): "yes" | "no" | "conflict" {
   if (a.type !== b.type) return "conflict";
   if (a.type === "Object") return a.reference === (b as { reference: string }).reference ? "yes" : "no";
   const bl = b as ListNode;

@@ -160,10 +160,56 @@ describe("grouping and passes", () => {
     expect(t.policies).toHaveLength(1);
     expectSameAsGatekeeper(docs, t);
   });
-  it("independent mutators get a policy each", () => {
-    const t = translate([assign("a", "spec.dnsPolicy", "None"), assign("b", "spec.hostname", "h")]);
+  it("independent mutators get a policy each without bundling", () => {
+    const t = translate([assign("a", "spec.dnsPolicy", "None"), assign("b", "spec.hostname", "h")], { bundle: false });
     expect(t.policies).toHaveLength(2);
     expect(t.bindings.map((b) => (b.spec as Obj).policyName)).toEqual(t.policies.map((p) => (p.metadata as Obj).name));
+  });
+  it("independent mutators of the same resource rules share one policy, their criteria named in a comment; merged where provably the same", () => {
+    const docs = [assign("a", "spec.dnsPolicy", "None"), assign("b", "spec.hostname", "h")];
+    ((docs[1] as Obj).spec as Obj).match = { namespaces: ["bar"] };
+    const t = translate(docs);
+    expect(t.issues).toEqual([]);
+    expect(t.policies).toHaveLength(1);
+    const spec = t.policies[0]!.spec as { matchConditions?: unknown; mutations: { jsonPatch: { expression: string } }[] };
+    expect(spec.matchConditions).toBeUndefined();
+    // Both under the Pod's spec (always present for a built-in), at different keys: one mutation.
+    expect(spec.mutations).toHaveLength(1);
+    expect(spec.mutations[0]!.jsonPatch.expression).toContain("// match: gatekeeper-match-namespaces");
+    expect(t.verdicts.every((v) => v.verdict === "exact" && v.notes.some((n) => n.startsWith("bundled")))).toBe(true);
+    expectSameAsGatekeeper(docs, t);
+    // With failurePolicy Ignore a policy's error drops only its own mutations: no bundles.
+    expect(translate(docs, { failurePolicy: "Ignore" }).policies).toHaveLength(2);
+  });
+  it("independent AssignMetadata mutators become one ApplyConfiguration", () => {
+    const md = (name: string, location: string, assign: Obj, match?: Obj): Obj => ({
+      apiVersion: "mutations.gatekeeper.sh/v1",
+      kind: "AssignMetadata",
+      metadata: { name },
+      spec: { location, parameters: { assign }, ...(match !== undefined ? { match } : {}) },
+    });
+    const docs = [
+      md("a", "metadata.labels.team", { value: "x" }, { namespaces: ["bar"] }),
+      md("b", "metadata.annotations.owner", { fromMetadata: { field: "name" } }),
+      md("c", "metadata.labels.app", { value: "other" }),
+      md("d", "metadata.annotations.sel", { value: "y" }, { labelSelector: { matchLabels: { app: "web" } } }),
+    ];
+    const t = translate(docs);
+    expect(t.issues).toEqual([]);
+    expect(t.policies).toHaveLength(1);
+    const muts = (t.policies[0]!.spec as { mutations: { patchType: string; applyConfiguration: { expression: string } }[] }).mutations;
+    // a and b in one; c writes the label d selects on: they are a group of their own.
+    const bundled = muts.filter((m) => m.applyConfiguration.expression.includes("optional.ofNonZeroValue"));
+    expect(bundled).toHaveLength(1);
+    expect(bundled[0]!.applyConfiguration.expression).toMatch(/"team"[\s\S]*"owner"/);
+    expect(muts.length).toBeLessThan(docs.length);
+    const objects = [
+      ...SAMPLE_PODS,
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "bar" } },
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "default", labels: { team: "y" }, annotations: { owner: "z" } } },
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "bar" } },
+    ];
+    expectSameAsGatekeeper(docs, t, objects);
   });
 });
 
