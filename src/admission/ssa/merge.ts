@@ -54,19 +54,28 @@ function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs:
   const l = isJsonObject(lhs) ? lhs : undefined;
   const r = isJsonObject(rhs) ? rhs : undefined;
   // Both empty or null: a leaf, which keeps {} apart from null.
-  const empty = (l === undefined || Object.keys(l).length === 0) && (r === undefined || Object.keys(r).length === 0);
+  const keys = l === undefined ? [] : Object.keys(l);
+  const rKeys = r === undefined ? [] : Object.keys(r);
+  const empty = keys.length === 0 && rKeys.length === 0;
   if (m.atomic || empty) return leaf(lhs, rhs);
   const out: JsonObject = {};
-  const keys = l === undefined ? [] : Object.keys(l);
-  if (r !== undefined) for (const k of Object.keys(r)) if (l === undefined || !Object.prototype.hasOwnProperty.call(l, k)) keys.push(k);
+  for (const k of rKeys) if (l === undefined || !Object.prototype.hasOwnProperty.call(l, k)) keys.push(k);
   let size = 0;
   for (const key of keys) {
+    const rv = r === undefined ? undefined : getKey(r, key);
+    const lv = l === undefined ? undefined : getKey(l, key);
+    if (rv === undefined) {
+      // Only the live value has it: kept as it is (validated with the live object, so it has a type).
+      if (lv !== undefined) {
+        setKey(out, key, lv);
+        size++;
+      }
+      continue;
+    }
     const t = m.field(key) ?? m.element;
     // A key without a type is a schema error in SMD; the key is dropped.
     if (t === undefined) continue;
-    const rv = r === undefined ? undefined : getKey(r, key);
-    const lv = l === undefined ? undefined : getKey(l, key);
-    const v = rv === undefined ? lv : mergeValues(ctx, t, lv, rv, valid);
+    const v = mergeValues(ctx, t, lv, rv, valid);
     if (v !== undefined) {
       setKey(out, key, v);
       size++;
