@@ -157,9 +157,11 @@ function listAtom(ctx: TypeContext, node: ListNode): ListAtom {
 /** `deduceAtom`: the part of the atom a value's shape selects, or the whole atom when none fits. */
 export function deduceAtom(a: Atom, v: GoValue | undefined): Atom {
   if (v === undefined || v === null || v === CEL_NULL) return a;
-  if (Array.isArray(v)) return a.list !== undefined ? { list: a.list } : a;
-  if (isJsonObject(v)) return a.map !== undefined ? { map: a.map } : a;
-  return a.scalar !== undefined ? { scalar: a.scalar } : a;
+  // An atom of one kind (every typed node) is its own deduction: no new object.
+  const kinds = (a.list !== undefined ? 1 : 0) + (a.map !== undefined ? 1 : 0) + (a.scalar !== undefined ? 1 : 0);
+  if (Array.isArray(v)) return a.list !== undefined && kinds > 1 ? { list: a.list } : a;
+  if (isJsonObject(v)) return a.map !== undefined && kinds > 1 ? { map: a.map } : a;
+  return a.scalar !== undefined && kinds > 1 ? { scalar: a.scalar } : a;
 }
 
 // ---------------------------------------------------------------------------------------------
