@@ -548,3 +548,14 @@ describe("immutability: the pipeline never modifies a value in place", () => {
     expect(input).toEqual(copy);
   });
 });
+
+describe("mutation traces", () => {
+  it("diff is computed on demand and serialised to JSON like the other fields", () => {
+    const r = run([policy({ name: "t", mutations: [SET_LABEL] })]);
+    const m = r.trace.passes[0]!.invocations[0]!.mutations[0]!;
+    expect(m.diff).toEqual([{ op: "add", path: "/metadata/labels", value: { x: "y" } }]);
+    const json = JSON.parse(JSON.stringify(m)) as Record<string, unknown>;
+    expect(json).toMatchObject({ index: 0, patchType: "ApplyConfiguration", outcome: "applied", diff: [{ op: "add", path: "/metadata/labels", value: { x: "y" } }] });
+    expect(typeof json.seconds).toBe("number");
+  });
+});

@@ -353,18 +353,37 @@ function appliedTrace(
   to: JsonObject,
   seconds: number,
 ): MutationTrace {
-  let diff: readonly PatchOperation[] | undefined;
-  return {
-    index,
-    patchType,
-    outcome,
-    cost,
-    get diff(): readonly PatchOperation[] {
-      diff ??= jsonDiff(from, to);
-      return diff;
-    },
-    seconds,
-  };
+  return new AppliedMutationTrace(index, patchType, outcome, cost, from, to, seconds);
+}
+
+/**
+ * A class rather than an object literal with a getter: V8 builds literals with accessors slowly, and
+ * one is made per mutation. `diff` is a prototype getter, so `toJSON` lists it for serialisation;
+ * object spreads and own-key walks do not see it (read `diff` directly).
+ */
+class AppliedMutationTrace implements MutationTrace {
+  readonly #from: JsonObject;
+  readonly #to: JsonObject;
+  #diff: readonly PatchOperation[] | undefined;
+  constructor(
+    readonly index: number,
+    readonly patchType: MutationTrace["patchType"],
+    readonly outcome: MutationTrace["outcome"],
+    readonly cost: number,
+    from: JsonObject,
+    to: JsonObject,
+    readonly seconds: number,
+  ) {
+    this.#from = from;
+    this.#to = to;
+  }
+  get diff(): readonly PatchOperation[] {
+    this.#diff ??= jsonDiff(this.#from, this.#to);
+    return this.#diff;
+  }
+  toJSON(): MutationTrace {
+    return { index: this.index, patchType: this.patchType, outcome: this.outcome, cost: this.cost, diff: this.diff, seconds: this.seconds };
+  }
 }
 
 const SHELL_FIELDS = ["metadata", "spec", "status"] as const;
