@@ -26,7 +26,9 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { KubeConfig, makeInformer, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from "@kubernetes/client-node";
 import type { LoadedDocument } from "../io/load.js";
+import { LiveKyvernoProviders, type LiveProviderOptions } from "./live.js";
 import { OpenApiTypes } from "./openapi.js";
+import { splitList } from "../cel/kyverno/providers-http.js";
 import { contentFromDocuments, type PolicySource, type SourceUpdate } from "./policies.js";
 
 /** A resource to watch: `group` "" for the core group. */
@@ -82,6 +84,14 @@ export interface ClusterSourceOptions {
   readonly openapi?: boolean;
   /** How often `/openapi/v3` is polled for changed documents. Default 5 s (kube-apiserver's MAP plugin polls every 5 s). */
   readonly openapiPollMs?: number;
+  /**
+   * Live data for Kyverno's CEL libraries (`live.ts`): `resource.*` from informers on the resources
+   * the MutatingPolicies read, `http.*` through a worker thread, `globalContext.*` from
+   * GlobalContextEntries. Default on (with Kyverno); `false`: the offline providers (every call an error).
+   * The HTTP blocklist and allowlist default to `$FLAG_HTTP_BLOCKLIST` / `$FLAG_HTTP_ALLOWLIST`
+   * (Kyverno's variables, comma-separated), else Kyverno 1.19's default blocklist.
+   */
+  readonly kyvernoData?: LiveProviderOptions | false;
 }
 
 function resourcePath(r: WatchedResource): string {
@@ -125,6 +135,11 @@ async function getJson(kc: KubeConfig, path: string): Promise<KubernetesListObje
   });
 }
 
+/** GET any JSON (a 404 rejects with `status`). */
+function getJsonOr404Raw(kc: KubeConfig, path: string): Promise<unknown> {
+  return getJson(kc, path);
+}
+
 /** GET any JSON; `undefined` on 404. */
 async function getJsonOr404(kc: KubeConfig, path: string): Promise<unknown> {
   try {
@@ -155,6 +170,9 @@ export class ClusterPolicySource implements PolicySource {
   readonly #openapiPollMs: number;
   #poll: NodeJS.Timeout | undefined;
   #polling = false;
+  /** Live providers for Kyverno's libraries (undefined: Kyverno off or `kyvernoData: false`). */
+  readonly #live: LiveKyvernoProviders | undefined;
+  #delivering: Promise<void> = Promise.resolve();
 
   constructor(options: ClusterSourceOptions = {}, kubeConfig?: KubeConfig) {
     const kc = kubeConfig ?? new KubeConfig();
@@ -175,6 +193,41 @@ export class ClusterPolicySource implements PolicySource {
     this.#types = options.openapi === false ? undefined : new OpenApiTypes((path) => getJsonOr404(kc, path));
     this.#openapiPollMs = options.openapiPollMs ?? 5_000;
     this.description = `cluster ${kc.getCurrentCluster()?.server ?? "?"}`;
+    if (options.kyverno !== false && options.kyvernoData !== false) {
+      const data = options.kyvernoData ?? {};
+      const env = (name: string): string[] | undefined => (process.env[name] === undefined ? undefined : splitList(process.env[name]!));
+      const blocklist = data.http?.blocklist ?? env("FLAG_HTTP_BLOCKLIST");
+      const allowlist = data.http?.allowlist ?? env("FLAG_HTTP_ALLOWLIST");
+      this.#live = new LiveKyvernoProviders(kc, (path) => getJsonOr404Raw(kc, path), {
+        ...data,
+        http: { ...(data.http ?? {}), ...(blocklist !== undefined ? { blocklist } : {}), ...(allowlist !== undefined ? { allowlist } : {}) },
+      });
+    }
+  }
+
+  /** The live Kyverno providers (for tests and diagnostics). */
+  get kyvernoLive(): LiveKyvernoProviders | undefined {
+    return this.#live;
+  }
+
+  /**
+   * Builds the set and hands it to the listener; with live Kyverno data, first starts the informers
+   * of the resources its policies read and waits (bounded) for their first lists. Serialized.
+   */
+  #deliver(): Promise<void> {
+    this.#delivering = this.#delivering.then(async () => {
+      if (this.#closed) return;
+      let update = this.#build();
+      const live = this.#live;
+      if (update.ok && live !== undefined) {
+        const { notes } = await live.prepare(update.content.kyvernoPolicies ?? []);
+        if (this.#closed) return;
+        const all = [...(update.content.notes ?? []), ...notes];
+        update = { ok: true, content: { ...update.content, kyvernoLive: live, ...(all.length > 0 ? { notes: all } : {}) } };
+      }
+      this.#listener?.(update);
+    });
+    return this.#delivering;
   }
 
   /** Keeps the optional resources whose group-version the API server serves (404: not installed). */
@@ -252,7 +305,7 @@ export class ClusterPolicySource implements PolicySource {
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no initial list within ${this.#syncTimeoutMs} ms`)), this.#syncTimeoutMs).unref());
     try {
       await Promise.race([Promise.all(firstLists), timeout]);
-      listener(this.#build());
+      await this.#deliver();
     } catch (e) {
       listener({ ok: false, origin: this.description, errors: [e instanceof Error ? e.message : String(e)] });
     }
@@ -275,6 +328,7 @@ export class ClusterPolicySource implements PolicySource {
     if (this.#poll !== undefined) clearInterval(this.#poll);
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     for (const { inf } of this.#informers) void inf.stop();
+    this.#live?.close();
   }
 
   #schedule(): void {
@@ -285,7 +339,7 @@ export class ClusterPolicySource implements PolicySource {
       // Before every resource has been listed once (and the OpenAPI read), `start` reports (it waits for them):
       // a partial set is neither loaded nor reported as an error here.
       if (this.#closed || this.#informers.some((i) => !i.synced) || this.#types?.refreshed === false) return;
-      this.#listener?.(this.#build());
+      void this.#deliver();
     }, this.#debounceMs);
     this.#timer.unref();
   }

@@ -19,7 +19,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { compilePolicy, inMemoryParamSource, policyCompileHook, ResourceCatalog, type JsonObject, type ParamSource } from "../admission/index.js";
 import { SchemaRegistry } from "../kube/schema.js";
 import { formatLoadError, listInputFiles, parseDocuments, toJsonNumbers, type LoadedDocument } from "../io/load.js";
-import { mutatingPolicyCompileErrors } from "../admission/kyverno/index.js";
+import { compileMutatingPolicy, mutatingPolicyCompileErrors } from "../admission/kyverno/index.js";
+import type { KyvernoProviders } from "../cel/kyverno/environment.js";
 import {
   decodeMutatingPolicy,
   decodePolicyException,
@@ -35,6 +36,16 @@ import {
   type ValidMutatingAdmissionPolicyBinding,
 } from "../policy/index.js";
 
+/**
+ * Providers for Kyverno's CEL libraries that read the live cluster, and how an evaluation runs
+ * with them (`during` makes the request's deadline bound `http.*` calls). One object per source:
+ * compiled programs are cached per providers object.
+ */
+export interface LiveProviders {
+  readonly providers: KyvernoProviders;
+  during<T>(deadline: number, now: () => number, f: () => T): T;
+}
+
 /** What a source delivers: everything the evaluator needs from the outside world. */
 export interface PolicyContent {
   readonly policies: readonly ValidMutatingAdmissionPolicy[];
@@ -46,6 +57,8 @@ export interface PolicyContent {
   /** Kyverno MutatingPolicies and NamespacedMutatingPolicies (decoded, defaulted, CEL compiled), run as Kyverno's webhook after MAP. */
   readonly kyvernoPolicies?: readonly MutatingPolicy[];
   readonly kyvernoExceptions?: readonly PolicyException[];
+  /** Live providers for Kyverno's libraries (the cluster source, `live.ts`); absent: the offline ones (every call an error). */
+  readonly kyvernoLive?: LiveProviders;
   /** Not errors, but worth a log line: Gatekeeper mutators left out (refused) or translated with a difference. */
   readonly notes?: readonly string[];
   /**
@@ -85,6 +98,8 @@ export interface PolicySnapshot {
   readonly namespaces: ReadonlyMap<string, JsonObject>;
   readonly kyvernoPolicies: readonly MutatingPolicy[];
   readonly kyvernoExceptions: readonly PolicyException[];
+  /** See {@link PolicyContent.kyvernoLive}. */
+  readonly kyvernoLive?: LiveProviders;
   /** Notes of the load (Gatekeeper mutators refused or translated with a difference). */
   readonly notes: readonly string[];
   /** What requests are evaluated with: the content's own (cluster source: built-ins plus CRDs), else the store's defaults. */
@@ -161,6 +176,8 @@ export class PolicyStore {
     }
     // Compile now (cached per policy object), so requests never wait for it.
     for (const p of c.policies) compilePolicy(p);
+    // Kyverno policies with the live providers requests use (the programs bind them).
+    if (c.kyvernoLive !== undefined) for (const p of c.kyvernoPolicies ?? []) compileMutatingPolicy(p, c.kyvernoLive.providers);
     const snapshot: PolicySnapshot = {
       generation: ++this.#generation,
       policies: c.policies,
@@ -169,6 +186,7 @@ export class PolicyStore {
       namespaces,
       kyvernoPolicies: c.kyvernoPolicies ?? [],
       kyvernoExceptions: c.kyvernoExceptions ?? [],
+      ...(c.kyvernoLive !== undefined ? { kyvernoLive: c.kyvernoLive } : {}),
       notes: c.notes ?? [],
       catalog: c.catalog ?? (this.#defaultCatalog ??= this.#defaults.catalog ?? ResourceCatalog.builtin()),
       schemas: c.schemas ?? (this.#defaultSchemas ??= this.#defaults.schemas ?? SchemaRegistry.builtin()),

@@ -388,11 +388,22 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
   try {
     // Kyverno MutatingPolicies run as Kyverno's mutating webhook after the MAP plugin, as
     // `celmap eval` runs them (the stage keeps per-request state: a new one per request).
+    // With the cluster source, Kyverno's libraries read the live cluster (live.ts); `during` bounds
+    // their http.* calls by this request's deadline.
+    const live = snapshot.kyvernoLive;
     const webhooks =
       snapshot.kyvernoPolicies.length > 0
-        ? [kyvernoWebhookStage(snapshot.kyvernoPolicies, { catalog: snapshot.catalog, schemas: snapshot.schemas, namespaces, exceptions: snapshot.kyvernoExceptions })]
+        ? [
+            kyvernoWebhookStage(snapshot.kyvernoPolicies, {
+              catalog: snapshot.catalog,
+              schemas: snapshot.schemas,
+              namespaces,
+              exceptions: snapshot.kyvernoExceptions,
+              ...(live !== undefined ? { providers: live.providers } : {}),
+            }),
+          ]
         : [];
-    result = evaluate(request, {
+    const run = (): EvaluateResult => evaluate(request, {
       webhooks,
       policies: snapshot.policies,
       bindings: snapshot.bindings,
@@ -404,6 +415,7 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
       // The pipeline gives up between invocations and mutations once the deadline passed.
       options: { expired: () => env.now() > env.deadline },
     });
+    result = live !== undefined && webhooks.length > 0 ? live.during(env.deadline, env.now, run) : run();
   } catch (e) {
     return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`);
   }

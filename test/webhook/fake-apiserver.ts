@@ -33,6 +33,8 @@ export class FakeApiServer {
   readonly openapi = new Map<string, Record<string, unknown>>();
   /** Answer `/openapi/v3` with this status instead (e.g. 503, 404). */
   openapiStatus = 200;
+  /** Collection paths answered 403 Forbidden (list and watch), as without RBAC. */
+  readonly forbidden = new Set<string>();
   /** Every request path (with query), in order. */
   readonly requests: string[] = [];
   port = 0;
@@ -50,7 +52,13 @@ export class FakeApiServer {
         this.#openapi(url, res);
         return;
       }
-      const gv = /^\/apis\/([^/]+\/[^/]+)$/.exec(url.pathname)?.[1];
+      const gv = url.pathname === "/api/v1" ? "v1" : /^\/apis\/([^/]+\/[^/]+)$/.exec(url.pathname)?.[1];
+      if (gv === "v1" && !this.discovery.has("v1")) this.discovery.set("v1", CORE_V1);
+      if (this.forbidden.has(url.pathname)) {
+        res.writeHead(403, { "content-type": "application/json" });
+        res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 403, reason: "Forbidden", message: `forbidden: cannot list ${url.pathname}` }));
+        return;
+      }
       if (gv !== undefined) {
         const names = this.discovery.get(gv);
         res.writeHead(names === undefined ? 404 : 200, { "content-type": "application/json" });
@@ -153,6 +161,17 @@ export class FakeApiServer {
     return new Promise((r) => this.server.close(() => r()));
   }
 }
+
+/** `/api/v1` discovery unless a test sets `discovery.get("v1")`: the core resources the tests use. */
+const CORE_V1: DiscoveryResource[] = [
+  { name: "configmaps", kind: "ConfigMap", namespaced: true },
+  { name: "secrets", kind: "Secret", namespaced: true },
+  { name: "pods", kind: "Pod", namespaced: true },
+  { name: "pods/status", kind: "Pod", namespaced: true },
+  { name: "services", kind: "Service", namespaced: true },
+  { name: "namespaces", kind: "Namespace", namespaced: false },
+  { name: "nodes", kind: "Node", namespaced: false },
+];
 
 function notFound(): Record<string, unknown> {
   return { kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" };
