@@ -19,6 +19,10 @@
  * CRD created, updated or deleted) and swapped in with the policies; an OpenAPI that cannot be read
  * or converted keeps the last good snapshot and is reported.
  *
+ * Kyverno's CEL libraries get live providers (`live.ts`): `resource.*` from informers on the
+ * resources the MutatingPolicies name, started (and first listed, bounded) before a set that needs
+ * them is delivered; `http.*` through a worker thread; `globalContext.*` from GlobalContextEntries.
+ *
  * Not yet: picking up Kyverno or Gatekeeper when their CRDs are installed after the start.
  */
 import { createHash } from "node:crypto";

@@ -19,7 +19,8 @@
  * failurePolicy, exactly as in the apiserver (pipeline.ts); policy errors a policy's `Ignore` dropped
  * come back as warnings, since a webhook, unlike the in-process plugin, can say so.
  *
- * Pure apart from the clock: no I/O.
+ * Pure apart from the clock and, with the cluster source, Kyverno's `http.*` calls (live.ts: a
+ * synchronous bridge that blocks this thread for the call, bounded by the request's deadline).
  */
 import {
   OPERATIONS,
