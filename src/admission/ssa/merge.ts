@@ -6,7 +6,7 @@
  */
 import type { SchemaNode } from "../../kube/schema.js";
 import { deepClone, getKey, isJsonObject, setKey, type JsonObject, type JsonValue } from "../json.js";
-import { atomOf, deduceAtom, listItemToPathElement, peId, type Atom, type ListAtom, type MapAtom, type PathElement, type TypeContext } from "./typed.js";
+import { atomOf, deduceAtom, listItemToPathElement, peKey, type Atom, type ItemKey, type ListAtom, type MapAtom, type PathElement, type TypeContext } from "./typed.js";
 import type { IdentityTable } from "../memo.js";
 
 /**
@@ -94,20 +94,20 @@ function mergeList(ctx: TypeContext, t: ListAtom, lhs: JsonValue | undefined, rh
 
 interface Indexed {
   readonly pes: PathElement[];
-  readonly ids: string[];
+  readonly ids: ItemKey[];
   /** Item by key; a duplicated key maps to null (SMD does not merge duplicates with the patch). */
-  readonly observed: Map<string, JsonValue>;
+  readonly observed: Map<ItemKey, JsonValue>;
 }
 
 function indexItems(t: ListAtom, list: readonly JsonValue[]): Indexed | undefined {
   const pes: PathElement[] = [];
-  const ids: string[] = [];
-  const observed = new Map<string, JsonValue>();
+  const ids: ItemKey[] = [];
+  const observed = new Map<ItemKey, JsonValue>();
   for (const child of list) {
     const pe = listItemToPathElement(t, child);
     // Both sides were validated; an element without a key cannot reach this point.
     if (typeof pe === "string") return undefined;
-    const id = peId(pe);
+    const id = peKey(t, pe);
     observed.set(id, observed.has(id) ? null : child);
     pes.push(pe);
     ids.push(id);
@@ -140,16 +140,16 @@ function mergeListItems(
 
   const sharedOrder = R.ids.filter((id) => L.observed.has(id));
   let next = 0;
-  let nextShared: string | undefined = sharedOrder[next++];
+  let nextShared: ItemKey | undefined = sharedOrder[next++];
   const advanceShared = (): void => {
     nextShared = sharedOrder[next++];
   };
-  const mergedRHS = new Set<string>();
+  const mergedRHS = new Set<ItemKey>();
   const lLen = L.ids.length;
   const rLen = R.ids.length;
   for (let lI = 0, rI = 0; lI < lLen || rI < rLen; ) {
     if (lI < lLen && rI < rLen) {
-      const id = L.ids[lI] as string;
+      const id = L.ids[lI] as ItemKey;
       if (id === R.ids[rI]) {
         mergedRHS.add(id);
         item(L.observed.get(id), R.observed.get(id));
@@ -166,7 +166,7 @@ function mergeListItems(
       }
     }
     if (lI < lLen) {
-      const id = L.ids[lI] as string;
+      const id = L.ids[lI] as ItemKey;
       if (!R.observed.has(id)) {
         item(lhs[lI], undefined);
         lI++;
@@ -176,7 +176,7 @@ function mergeListItems(
       }
     }
     if (rI < rLen) {
-      const id = R.ids[rI] as string;
+      const id = R.ids[rI] as ItemKey;
       mergedRHS.add(id);
       item(L.observed.get(id), R.observed.get(id));
       rI++;

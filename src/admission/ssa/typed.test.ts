@@ -1,6 +1,6 @@
 /** Path-element identities (`peId`): equal exactly when structured-merge-diff's PathElement.Equals says so. */
 import { describe, expect, it } from "vitest";
-import { peId, peString, type PathElement } from "./typed.js";
+import { peId, peKey, peString, type PathElement } from "./typed.js";
 
 const key = (...fields: [string, unknown][]): PathElement => ({ kind: "key", fields: fields as never });
 const value = (v: unknown): PathElement => ({ kind: "value", value: v as never });
@@ -33,5 +33,23 @@ describe("peId", () => {
       const sameNumber = (typeof x === "number" || typeof x === "bigint") && (typeof y === "number" || typeof y === "bigint") && peString(value(x as never)) === peString(value(y as never));
       expect(peId(value(x as never)) === peId(value(y as never))).toBe(same || sameNumber);
     }
+  });
+});
+
+describe("peKey", () => {
+  const one = { atomic: false, keys: ["name"], element: { t: "untyped" }, keyDefault: () => undefined } as never;
+  const two = { atomic: false, keys: ["containerPort", "protocol"], element: { t: "untyped" }, keyDefault: () => undefined } as never;
+  const set = { atomic: false, keys: [], element: { t: "untyped" }, keyDefault: () => undefined } as never;
+  it("single-key lists and sets: the value, numbers canonical", () => {
+    expect(peKey(one, key(["name", "a"]))).toBe("a");
+    expect(peKey(one, key(["name", 80n]))).toBe(peKey(one, key(["name", 80])));
+    expect(peKey(one, key(["name", 80.0]))).toBe(80);
+    expect(peKey(one, key(["name", "80"]))).not.toBe(peKey(one, key(["name", 80])));
+    expect(peKey(set, value(true))).toBe(true);
+    expect(peKey(set, value(2n ** 60n))).toBe(peKey(set, value(2 ** 60)));
+  });
+  it("multi-key lists: field names are part of the key even when only one field is present", () => {
+    expect(peKey(two, key(["containerPort", 1]))).not.toBe(peKey(two, key(["protocol", 1])));
+    expect(peKey(two, key(["containerPort", 80], ["protocol", "TCP"]))).toBe(peKey(two, key(["containerPort", 80n], ["protocol", "TCP"])));
   });
 });

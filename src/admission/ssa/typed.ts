@@ -222,6 +222,31 @@ export function peId(pe: PathElement): string {
   return peString(pe);
 }
 
+/** An element's identity as a Map key: see {@link peKey}. */
+export type ItemKey = string | number | bigint | boolean | null;
+
+/**
+ * {@link peId} as a Map key that needs no text for the usual case: an element of a list keyed by one
+ * field (or of a set) with a scalar value is keyed by the value itself, numbers canonical (80, 80n
+ * and 80.0 are one key; "80" is another, being a string). Other elements get their `peId` text
+ * behind two NULs. Only keys of one list are compared, so the two forms only meet when a single
+ * key's value is a string starting with two NULs.
+ */
+export function peKey(list: ListAtom, pe: PathElement): ItemKey {
+  const v = pe.kind === "key" && list.keys.length === 1 && pe.fields.length === 1 ? pe.fields[0]![1] : pe.kind === "value" ? pe.value : undefined;
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return v;
+    case "bigint":
+      return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+    case "number":
+      return Number.isInteger(v) && !Number.isSafeInteger(v) && Math.abs(v) < 2 ** 63 ? BigInt(v) : v;
+    default:
+      return v === null ? null : `\u0000\u0000${peId(pe)}`;
+  }
+}
+
 /** The identity text of a scalar for {@link peId} (`valueToString`'s equality, kind-tagged), or undefined. */
 function scalarId(v: GoValue): string | undefined {
   switch (typeof v) {
@@ -373,7 +398,7 @@ function validateList(ctx: TypeContext, l: ListAtom, raw: JsonValue, v: GoValue,
   const errs: FieldError[] = [];
   // Keys are only compared when duplicates are errors; otherwise an element's path is only
   // needed for the messages of its errors.
-  const seen = opts.allowDuplicates ? undefined : new Set<string>();
+  const seen = opts.allowDuplicates ? undefined : new Set<ItemKey>();
   for (let i = 0; i < list.length; i++) {
     const child = list[i] as JsonValue;
     let pe: PathElement;
@@ -386,7 +411,7 @@ function validateList(ctx: TypeContext, l: ListAtom, raw: JsonValue, v: GoValue,
       }
       pe = r;
       if (seen !== undefined) {
-        const id = peId(pe);
+        const id = peKey(l, pe);
         if (seen.has(id)) errs.push({ path: "", message: `duplicate entries for key ${peString(pe)}` });
         seen.add(id);
       }
