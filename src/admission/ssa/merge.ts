@@ -53,34 +53,33 @@ function leaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined): JsonValue
 function mergeMap(ctx: TypeContext, m: MapAtom, lhs: JsonValue | undefined, rhs: JsonValue | undefined, valid: IdentityTable<SchemaNode> | undefined): JsonValue | undefined {
   const l = isJsonObject(lhs) ? lhs : undefined;
   const r = isJsonObject(rhs) ? rhs : undefined;
-  // Both empty or null: a leaf, which keeps {} apart from null.
-  const keys = l === undefined ? [] : Object.keys(l);
+  const lKeys = l === undefined ? [] : Object.keys(l);
   const rKeys = r === undefined ? [] : Object.keys(r);
-  const empty = keys.length === 0 && rKeys.length === 0;
-  if (m.atomic || empty) return leaf(lhs, rhs);
+  // Both empty or null: a leaf, which keeps {} apart from null.
+  if (m.atomic || (lKeys.length === 0 && rKeys.length === 0)) return leaf(lhs, rhs);
   const out: JsonObject = {};
-  for (const k of rKeys) if (l === undefined || !Object.prototype.hasOwnProperty.call(l, k)) keys.push(k);
   let size = 0;
-  for (const key of keys) {
-    const rv = r === undefined ? undefined : getKey(r, key);
-    const lv = l === undefined ? undefined : getKey(l, key);
+  const put = (key: string, lv: JsonValue | undefined, rv: JsonValue | undefined): void => {
     if (rv === undefined) {
       // Only the live value has it: kept as it is (validated with the live object, so it has a type).
       if (lv !== undefined) {
         setKey(out, key, lv);
         size++;
       }
-      continue;
+      return;
     }
     const t = m.field(key) ?? m.element;
     // A key without a type is a schema error in SMD; the key is dropped.
-    if (t === undefined) continue;
+    if (t === undefined) return;
     const v = mergeValues(ctx, t, lv, rv, valid);
     if (v !== undefined) {
       setKey(out, key, v);
       size++;
     }
-  }
+  };
+  // The live keys in their order, then the patch's new ones (keys from Object.keys are own: no check).
+  for (const key of lKeys) put(key, l![key] as JsonValue, r === undefined ? undefined : getKey(r, key));
+  for (const key of rKeys) if (l === undefined || !Object.prototype.hasOwnProperty.call(l, key)) put(key, undefined, r![key] as JsonValue);
   return size > 0 ? out : undefined;
 }
 
