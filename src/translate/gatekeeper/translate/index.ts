@@ -35,6 +35,16 @@
  *   idempotent, existence-only tests) we know of no such set; it is stated as a note on
  *   grouped mutators.
  *
+ * Bundles (failurePolicy Fail, option `bundle`): groups are independent of each other, so the
+ * groups that give the same resource rules share one policy, each member guarded by its own
+ * match criteria (a `// match: …` comment names them as the matchConditions of a policy of its
+ * own would be named); the apiserver then matches one policy instead of one per group and
+ * evaluates no matchConditions (it re-evaluates those of every matching policy in its second
+ * pass). The lone AssignMetadata mutators of a bundle are one ApplyConfiguration
+ * (`assignMetadataBundle`), and consecutive JSONPatch mutations whose results provably do not
+ * depend on each other are one mutation (`merge.ts`, option `merge`): the pipeline pays a
+ * fixed price per mutation (patch application, strict decoding of the patched built-in).
+ *
  * Policies are `reinvocationPolicy: Never` by default, as Gatekeeper's webhook is registered:
  * they reach Gatekeeper's fixpoint by themselves (groups are independent of each other), so the
  * apiserver's second round could only re-run them after another plugin changed the object,
@@ -365,7 +375,16 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
   const verdicts: Verdict[] = [];
   const issues: string[] = [];
   const webhook = webhookScope(options.webhook);
-  const compileOnce = cachedCompile(policyCompileHook);
+  const compileShapes = cachedCompile(policyCompileHook);
+  // A merged mutation `(A) +\n(B) …` compiles exactly when each part does (each is a
+  // list(JSONPatch) expression, so their sum is one): the self-check looks at the parts, whose
+  // shapes repeat, instead of compiling every new combination in full.
+  const mergedParts = new Map<string, readonly string[]>();
+  const compileOnce: CompileExpression = (req) => {
+    const parts = req.kind === "variable" || req.variables.length > 0 ? undefined : mergedParts.get(req.expression);
+    if (parts !== undefined && parts.every((x) => compileShapes({ ...req, expression: x }).length === 0)) return [];
+    return compileShapes(req);
+  };
 
   // 1. Gatekeeper's validation.
   const valid: Mutator[] = [];
@@ -640,6 +659,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
             ? run[0]!.text
             : `${comment(`${run.length} consecutive mutations in one: none reads what an earlier one writes or creates (merge.ts)`)}\n` +
               run.map((x) => `(\n${x.text}\n)`).join(" +\n");
+        if (run.length > 1) mergedParts.set(text, run.map((x) => x.text));
         mutations.push(mutationEntry(run[0]!.patchType, text));
         run = [];
       };
@@ -685,14 +705,14 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     if (!bv.ok) issues.push(`binding ${name}: ${bv.message}`);
     policies.push(policy);
     bindings.push(binding);
-    const creates = ms.filter((m) => m.path.nodes.some((n, d) => n.type === "List" && !n.glob && m.tester.conditionAt(d) !== "MustExist"));
     for (const group of bundle) {
       const gms = group.map((e) => e.m);
+      const creates = gms.filter((m) => m.path.nodes.some((n, d) => n.type === "List" && !n.glob && m.tester.conditionAt(d) !== "MustExist"));
       const passes = passesOf.get(group[0]!) ?? 1;
       for (const e of group) {
         const notes = [...e.notes];
         const hasMustNot = e.m.path.nodes.some((_, d) => e.m.tester.conditionAt(d) === "MustNotExist") || e.m.kind === "AssignMetadata";
-        const others = creates.filter((c) => c !== e.m && gms.includes(c));
+        const others = creates.filter((c) => c !== e.m);
         if (hasMustNot && others.length > 0 && e.m.kind !== "AssignMetadata") {
           notes.push(
             `defaulting: the apiserver defaults the object after every MAP mutation, Gatekeeper's passes see list elements created by ${others.map(mutatorLabel).join(", ")} before any defaulting — a MustNotExist test on a field with an API default (e.g. imagePullPolicy) may then not apply to them in the cluster (gatekeeper.md §5.7)`,
