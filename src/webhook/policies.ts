@@ -18,7 +18,7 @@ import { readdirSync, readFileSync, statSync, watch, type Dirent, type FSWatcher
 import { basename, dirname, join, resolve } from "node:path";
 import { compilePolicy, inMemoryParamSource, policyCompileHook, ResourceCatalog, type JsonObject, type ParamSource } from "../admission/index.js";
 import { SchemaRegistry } from "../kube/schema.js";
-import { formatLoadError, listInputFiles, parseDocuments, toJsonNumbers, type LoadedDocument } from "../io/load.js";
+import { formatLoadError, listInputFiles, parseDocuments, toCelNumbers, toJsonNumbers, type LoadedDocument } from "../io/load.js";
 import { compileMutatingPolicy, mutatingPolicyCompileErrors } from "../admission/kyverno/index.js";
 import type { KyvernoProviders } from "../cel/kyverno/environment.js";
 import {
@@ -216,17 +216,6 @@ function where(d: LoadedDocument): string {
   return `${s.file}${s.line !== undefined ? `:${s.line}` : ""}`;
 }
 
-/** Integral JSON numbers → bigint (the loader's CEL number mode), deeply: translated policies as if read from YAML. */
-function toCelNumbers(v: unknown): unknown {
-  if (typeof v === "number") return Number.isSafeInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return v.map(toCelNumbers);
-  if (isObject(v)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toCelNumbers(x);
-    return out;
-  }
-  return v;
-}
 
 function isGatekeeperMutator(v: unknown): boolean {
   return isObject(v) && typeof v.apiVersion === "string" && v.apiVersion.startsWith(`${GATEKEEPER_GROUP}/`);

@@ -3,7 +3,7 @@
  * AssignImage) → MutatingAdmissionPolicies and bindings (src/translate/gatekeeper), with the
  * verdict of every mutator on stderr. This file parses options, loads and prints.
  */
-import { formatLoadError, loadPaths, toJsonNumbers, type LoadedDocument } from "../../io/load.js";
+import { formatLoadError, loadPaths, toCelNumbers, toJsonNumbers, type LoadedDocument } from "../../io/load.js";
 import { jsonDiff, type JsonObject } from "../../admission/index.js";
 import { compileMutator, GROUP, System, translate, type MapApiVersion, type TranslateResult, type Verdict } from "../../translate/gatekeeper/index.js";
 import { translateMutatingPolicies, type TranslateKyvernoResult } from "../../translate/kyverno/index.js";
@@ -281,17 +281,6 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
 
 // ---- `celmap eval` with Gatekeeper mutators among its -f inputs.
 
-/** Integral JSON numbers → bigint (the `cel` number mode of the loader), deeply. */
-function toCelNumbers(v: unknown): unknown {
-  if (typeof v === "number") return Number.isSafeInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return v.map(toCelNumbers);
-  if (isObject(v)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toCelNumbers(x);
-    return out;
-  }
-  return v;
-}
 
 export interface MutatorInputs {
   /** The -f documents that are not Gatekeeper mutators, plus (engine map) the translated policies and bindings. */
