@@ -445,9 +445,12 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
   const authz = authorizerBindings(request.userInfo, input.authorizer, requestResource);
   const memo = input.memo ?? new RequestMemo();
   const kinds = new Map<string, KindInfo>();
+  let last: { readonly apiVersion: string; readonly kind: string; readonly info: KindInfo } | undefined;
   const kindInfo = (o: JsonObject): KindInfo => {
     const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
     const kind = typeof o.kind === "string" ? o.kind : "";
+    // Nearly always the kind asked last (a request is about one object).
+    if (last !== undefined && last.apiVersion === apiVersion && last.kind === kind) return last.info;
     const k = `${apiVersion}/${kind}`;
     let info = kinds.get(k);
     if (info === undefined) {
@@ -455,6 +458,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       info = { gvk, schema: schemas.forKind(apiVersion, kind), typed: input.catalog.resourceForKind(gvk)?.builtin === true };
       kinds.set(k, info);
     }
+    last = { apiVersion, kind, info };
     return info;
   };
   const view = celView(kindInfo, memo);
