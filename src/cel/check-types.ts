@@ -356,22 +356,24 @@ export function appendTypeKey(key: string, t: CelType, m: Mapping, argVars: CelT
 /** At most this many type variables in the arguments of a cached resolution. */
 const MAX_ARG_VARS = 64;
 
-/** Singleton types: their identity is their structure. */
-const STABLE_TYPES: ReadonlySet<CelType> = new Set([
-  DYN,
-  NULL_TYPE,
-  BOOL,
-  INT,
-  UINT,
-  DOUBLE,
-  STRING,
-  BYTES,
-  TIMESTAMP,
-  DURATION,
-  ERROR,
-  ANY,
-  TYPE,
-]);
+/** Whether `t` is a singleton type whose identity is its structure (identity tests: cheaper than a set lookup). */
+function isStable(t: CelType): boolean {
+  return (
+    t === DYN ||
+    t === STRING ||
+    t === INT ||
+    t === BOOL ||
+    t === DOUBLE ||
+    t === UINT ||
+    t === BYTES ||
+    t === NULL_TYPE ||
+    t === TIMESTAMP ||
+    t === DURATION ||
+    t === ERROR ||
+    t === ANY ||
+    t === TYPE
+  );
+}
 const LIST_ATOMS = new Map<CelType, CelType>();
 const MAP_ATOMS = new Map<CelType, Map<CelType, CelType>>();
 const BOUND_ATOMS = new Map<CelType, Map<CelType, CelType>>();
@@ -387,7 +389,7 @@ const MAX_ATOMS = 10_000;
  * {@link appendTypeKey} gives up.
  */
 export function typeAtom(t: CelType, m: Mapping, argVars: CelType[], below: number): CelType | undefined {
-  if (STABLE_TYPES.has(t)) return t;
+  if (isStable(t)) return t;
   switch (t.kind) {
     case "typeParam": {
       const n = freshVarIndex(t);

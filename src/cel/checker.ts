@@ -199,6 +199,7 @@ interface Resolution {
 }
 
 interface FunctionInfo {
+  readonly decl: FunctionDecl;
   /** The overloads the environment enables. */
   readonly overloads: readonly OverloadInfo[];
   /**
@@ -231,7 +232,7 @@ interface EnvInfo {
   readonly names: Map<string, NameNode>;
   nameNodes: number;
   /** Functions looked up so far by the name as written. */
-  readonly functions: Map<string, FunctionDecl | null>;
+  readonly functions: Map<string, FunctionInfo | null>;
   /**
    * With the root container only: first segments of every dotted function name,
    * so that `x.f(...)` needs no `x.f` lookup unless some function is named `x.…`.
@@ -306,7 +307,7 @@ function functionInfo(info: EnvInfo, fn: FunctionDecl): FunctionInfo {
         quickKinds: quick.some((k) => k !== undefined) ? quick : undefined,
       });
     }
-    fi = { overloads, byAtoms: [], atomCount: 0, resolutions: new Map() };
+    fi = { decl: fn, overloads, byAtoms: [], atomCount: 0, resolutions: new Map() };
     info.functionInfos.set(fn, fi);
   }
   return fi;
@@ -426,12 +427,12 @@ class Checker {
 
   // ---------------------------------------------------------------- types
 
-  private setType(e: { readonly id: number }, t: CelType): void {
-    this.typeMap.set(e.id, t);
-  }
+  // (Types are set and read by id, the node's id read where the node's kind is
+  // known: a shared helper reading `e.id` would see every kind of node and make
+  // that read megamorphic.)
 
-  private getType(e: { readonly id: number }): CelType {
-    return this.typeMap.get(e.id) ?? ERROR;
+  private typeOf(id: number): CelType {
+    return this.typeMap.get(id) ?? ERROR;
   }
 
   private isAssignable(t1: CelType, t2: CelType): boolean {
@@ -544,16 +545,18 @@ class Checker {
     });
   }
 
-  private lookupFunction(name: string): FunctionDecl | undefined {
+  /** The function `name` (as written) names, with its per-environment data. */
+  private lookupFunction(name: string): FunctionInfo | undefined {
     const cache = this.info.functions;
-    let fn = cache.get(name);
-    if (fn === undefined) {
+    let fi = cache.get(name);
+    if (fi === undefined) {
       const fns = this.env.functions;
-      fn = resolveCandidates(this.info.prefixes, name, (candidate) => fns.get(candidate)) ?? null;
+      const fn = resolveCandidates(this.info.prefixes, name, (candidate) => fns.get(candidate));
+      fi = fn === undefined ? null : functionInfo(this.info, fn);
       if (cache.size > MAX_CACHED_FUNCTIONS) cache.clear();
-      cache.set(name, fn);
+      cache.set(name, fi);
     }
-    return fn ?? undefined;
+    return fi ?? undefined;
   }
 
   // ---------------------------------------------------------------- traversal
@@ -561,7 +564,7 @@ class Checker {
   check(e: Expr): Expr {
     switch (e.kind) {
       case "const":
-        this.setType(e, constantType(e.value));
+        this.typeMap.set(e.id, constantType(e.value));
         return e;
       case "ident":
         return this.checkIdent(e);
@@ -587,13 +590,13 @@ class Checker {
     const rootScoped = name.charCodeAt(0) === 46;
     if (local !== undefined && !rootScoped) {
       // The name as written is the local's name (no leading dot).
-      this.setType(e, local);
+      this.typeMap.set(e.id, local);
       this.referenceMap.set(e.id, this.locals![li + 2] as Reference);
       return e;
     }
     const r = this.resolveGlobal(name, 0);
     if (r !== undefined) {
-      this.setType(e, r.type);
+      this.typeMap.set(e.id, r.type);
       if (local === undefined) {
         this.referenceMap.set(e.id, r.reference);
         return r.name === name ? e : { kind: "ident", id: e.id, name: r.name };
@@ -603,7 +606,7 @@ class Checker {
       this.referenceMap.set(e.id, r.value === undefined ? { name: shadowed } : { name: shadowed, value: r.value });
       return shadowed === name ? e : { kind: "ident", id: e.id, name: shadowed };
     }
-    this.setType(e, ERROR);
+    this.typeMap.set(e.id, ERROR);
     this.undeclaredReference(e.id, e.name);
     return e;
   }
@@ -613,14 +616,14 @@ class Checker {
     if (!e.testOnly) {
       const r = this.resolveQualified(e);
       if (r !== undefined) {
-        this.setType(e, r.type);
+        this.typeMap.set(e.id, r.type);
         this.referenceMap.set(e.id, r.reference);
         return { kind: "ident", id: e.id, name: r.name };
       }
     }
     const operand = this.checkSelectField(e, e.operand, e.field, false);
     const resultType = this.selectType;
-    this.setType(e, e.testOnly ? BOOL : substitute(this.mapping, resultType, false));
+    this.typeMap.set(e.id, e.testOnly ? BOOL : substitute(this.mapping, resultType, false));
     return operand === e.operand ? e : { ...e, operand };
   }
 
@@ -655,7 +658,7 @@ class Checker {
    */
   private checkSelectField(e: { readonly id: number }, operandExpr: Expr, field: string, optional: boolean): Expr {
     const operand = this.check(operandExpr);
-    const operandType = substitute(this.mapping, this.getType(operand), false);
+    const operandType = substitute(this.mapping, this.typeOf(operand.id), false);
     const isOpt = isOptional(operandType);
     const target = isOpt ? operandType.params[0]! : operandType;
     let result: CelType = ERROR;
@@ -710,7 +713,7 @@ class Checker {
       return e;
     }
     const operand = this.checkSelectField(e, e.args[0]!, fieldExpr.value.value, true);
-    this.setType(e, substitute(this.mapping, this.selectType, false));
+    this.typeMap.set(e.id, substitute(this.mapping, this.selectType, false));
     this.referenceMap.set(e.id, OPT_SELECT_REFERENCE);
     return operand === e.args[0] ? e : { ...e, args: [operand, fieldExpr] };
   }
@@ -738,36 +741,37 @@ class Checker {
     const args = this.checkAll(e.args);
 
     if (e.target === undefined) {
-      const fn = this.lookupFunction(e.fn);
-      if (fn === undefined) {
+      const fi = this.lookupFunction(e.fn);
+      if (fi === undefined) {
         this.undeclaredReference(e.id, e.fn);
-        this.setType(e, ERROR);
+        this.typeMap.set(e.id, ERROR);
         return args === e.args ? e : { ...e, args };
       }
-      const call: CallExpr = fn.name === e.fn && args === e.args ? e : { kind: "call", id: e.id, fn: fn.name, args };
-      this.resolveOverloadOrError(call, fn, undefined, args);
+      const name = fi.decl.name;
+      const call: CallExpr = name === e.fn && args === e.args ? e : { kind: "call", id: e.id, fn: name, args };
+      this.resolveOverloadOrError(call, fi, undefined, args);
       return call;
     }
 
     // `a.b.f(x)` is either the namespaced function `a.b.f` or `f` with receiver `a.b`.
     const prefix = this.namespacePrefix(e.target);
     if (prefix !== undefined) {
-      const fn = this.lookupFunction(`${prefix}.${e.fn}`);
-      if (fn !== undefined) {
-        const call: CallExpr = { kind: "call", id: e.id, fn: fn.name, args };
-        this.resolveOverloadOrError(call, fn, undefined, args);
+      const fi = this.lookupFunction(`${prefix}.${e.fn}`);
+      if (fi !== undefined) {
+        const call: CallExpr = { kind: "call", id: e.id, fn: fi.decl.name, args };
+        this.resolveOverloadOrError(call, fi, undefined, args);
         return call;
       }
     }
 
     const target = this.check(e.target);
     const call: CallExpr = target === e.target && args === e.args ? e : { ...e, target, args };
-    const fn = this.lookupFunction(e.fn);
-    if (fn !== undefined) {
-      this.resolveOverloadOrError(call, fn, target, args);
+    const fi = this.lookupFunction(e.fn);
+    if (fi !== undefined) {
+      this.resolveOverloadOrError(call, fi, target, args);
       return call;
     }
-    this.setType(e, ERROR);
+    this.typeMap.set(e.id, ERROR);
     this.undeclaredReference(e.id, e.fn);
     return call;
   }
@@ -799,13 +803,13 @@ class Checker {
     return out ?? es;
   }
 
-  private resolveOverloadOrError(call: CallExpr, fn: FunctionDecl, target: Expr | undefined, args: readonly Expr[]): void {
+  private resolveOverloadOrError(call: CallExpr, fi: FunctionInfo, target: Expr | undefined, args: readonly Expr[]): void {
+    const fn = fi.decl;
     const isMember = target !== undefined;
     const argTypes: CelType[] = [];
-    if (isMember) argTypes.push(this.getType(target));
-    for (let i = 0; i < args.length; i++) argTypes.push(this.getType(args[i]!));
+    if (isMember) argTypes.push(this.typeOf(target.id));
+    for (let i = 0; i < args.length; i++) argTypes.push(this.typeOf(args[i]!.id));
 
-    const fi = functionInfo(this.info, fn);
     if (fn.name === Op.logicalAnd || fn.name === Op.logicalOr) {
       this.resolveLogical(call, fi, isMember, args, argTypes);
       return;
@@ -908,11 +912,11 @@ class Checker {
     if (resultType === undefined) {
       const shown = argTypes.map((t) => substitute(this.mapping, t, true));
       this.report(call.id, `found no matching overload for '${fn.name}' applied to '${formatArgTypes(shown, isMember)}'`);
-      this.setType(call, ERROR);
+      this.typeMap.set(call.id, ERROR);
       return;
     }
     const reference: Reference = Object.freeze({ overloadIds: Object.freeze(ids!) });
-    this.setType(call, resultType);
+    this.typeMap.set(call.id, resultType);
     this.referenceMap.set(call.id, reference);
     if (atoms !== undefined || key !== undefined) {
       const r = this.resolution(argVars, base, mark, resultType, reference);
@@ -984,7 +988,7 @@ class Checker {
     for (let i = 0; i < b.length; i += 2) {
       this.mapping.add(fromTemplate(b[i]!, argVars, base), fromTemplate(b[i + 1]!, argVars, base));
     }
-    this.setType(call, r.resultHasPlaceholder ? fromTemplate(r.result, argVars, base) : r.result);
+    this.typeMap.set(call.id, r.resultHasPlaceholder ? fromTemplate(r.result, argVars, base) : r.result);
     this.referenceMap.set(call.id, r.reference);
   }
 
@@ -1007,16 +1011,16 @@ class Checker {
         }
       }
       if (failed) {
-        this.setType(call, ERROR);
+        this.typeMap.set(call.id, ERROR);
         return;
       }
-      this.setType(call, BOOL);
+      this.typeMap.set(call.id, BOOL);
       this.referenceMap.set(call.id, logicalReference(o.decl.id));
       return;
     }
     const shown = argTypes.map((t) => substitute(this.mapping, t, true));
     this.report(call.id, `found no matching overload for '${call.fn}' applied to '${formatArgTypes(shown, isMember)}'`);
-    this.setType(call, ERROR);
+    this.typeMap.set(call.id, ERROR);
   }
 
   private checkList(e: ListExpr): Expr {
@@ -1026,14 +1030,14 @@ class Checker {
     if (elements.length >= 2 && !sameFinalTypes(this.typeMap, elements)) this.validators |= V_HOMOGENEOUS;
     for (let i = 0; i < elements.length; i++) {
       const el = elements[i]!;
-      let t = this.getType(el);
+      let t = this.typeOf(el.id);
       if (optionals.length > 0 && optionals.includes(i)) {
         if (isOptional(t)) t = t.params[0]!;
         else if (!isDyn(t)) this.typeMismatch(el.id, optionalType(t), t);
       }
       elemsType = this.joinTypes(elemsType, t);
     }
-    this.setType(e, listType(elemsType ?? this.newTypeVar()));
+    this.typeMap.set(e.id, listType(elemsType ?? this.newTypeVar()));
     return elements === e.elements ? e : { ...e, elements };
   }
 
@@ -1044,9 +1048,9 @@ class Checker {
     for (let i = 0; i < e.entries.length; i++) {
       const entry = e.entries[i]!;
       const key = this.check(entry.key);
-      keyType = this.joinTypes(keyType, this.getType(key));
+      keyType = this.joinTypes(keyType, this.typeOf(key.id));
       const value = this.check(entry.value);
-      let vt = this.getType(value);
+      let vt = this.typeOf(value.id);
       if (entry.optional) {
         if (isOptional(vt)) vt = vt.params[0]!;
         else if (!isDyn(vt)) this.typeMismatch(value.id, optionalType(vt), vt);
@@ -1060,7 +1064,7 @@ class Checker {
       keyType = this.newTypeVar();
       valueType = this.newTypeVar();
     }
-    this.setType(e, mapType(keyType, valueType));
+    this.typeMap.set(e.id, mapType(keyType, valueType));
     return entries === undefined ? e : { ...e, entries };
   }
 
@@ -1091,7 +1095,7 @@ class Checker {
     const ident = this.resolveTypeIdent(e.typeName);
     if (ident === undefined) {
       this.undeclaredReference(e.id, e.typeName);
-      this.setType(e, ERROR);
+      this.typeMap.set(e.id, ERROR);
       // cel-go stops here: the field initializers are not checked.
       return e;
     }
@@ -1115,14 +1119,14 @@ class Checker {
         }
       }
     }
-    this.setType(e, resultType);
+    this.typeMap.set(e.id, resultType);
 
     let fields: StructField[] | undefined;
     for (let i = 0; i < e.fields.length; i++) {
       const f = e.fields[i]!;
       const value = this.check(f.value);
       const fieldType = this.lookupFieldType(f.id, typeName, f.field) ?? ERROR;
-      let vt = this.getType(value);
+      let vt = this.typeOf(value.id);
       if (f.optional) {
         if (isOptional(vt)) vt = vt.params[0]!;
         else if (!isDyn(vt)) this.typeMismatch(value.id, optionalType(vt), vt);
@@ -1143,8 +1147,8 @@ class Checker {
   private checkComprehension(e: ComprehensionExpr): Expr {
     const iterRange = this.check(e.iterRange);
     const accuInit = this.check(e.accuInit);
-    const rangeType = substitute(this.mapping, this.getType(iterRange), false);
-    const accuType = this.getType(accuInit);
+    const rangeType = substitute(this.mapping, this.typeOf(iterRange.id), false);
+    const accuType = this.typeOf(accuInit.id);
     this.pushLocal(e.accuVar, accuType);
     const locals = this.locals!;
     const outer = locals.length;
@@ -1190,7 +1194,7 @@ class Checker {
     while (locals.length > outer) this.popLocal();
     const result = this.check(e.result);
     this.popLocal();
-    this.setType(e, substitute(this.mapping, this.getType(result), false));
+    this.typeMap.set(e.id, substitute(this.mapping, this.typeOf(result.id), false));
 
     if (
       iterRange === e.iterRange &&
@@ -1205,7 +1209,7 @@ class Checker {
   }
 
   private assertType(e: Expr, t: CelType): void {
-    const actual = this.getType(e);
+    const actual = this.typeOf(e.id);
     if (!this.isAssignable(t, actual)) this.typeMismatch(e.id, t, actual);
   }
 }
