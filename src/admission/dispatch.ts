@@ -39,7 +39,7 @@ import type { SchemaNode, SchemaRegistry } from "../kube/schema.js";
 import { compilePolicy, type CompiledExpression, type CompiledPolicy } from "./compile.js";
 import { jsonDiff, type PatchOperation } from "./diff.js";
 import { RequestMemo } from "./memo.js";
-import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "./json.js";
+import { deepEqual, isJsonObject, setKey, type JsonObject, type JsonValue } from "./json.js";
 import { gvkDisplay, type AdmissionRequest, type GroupVersionKind, type GroupVersionResource } from "./request.js";
 import { gvrDisplay, groupVersionString, type ResourceCatalog } from "./match/catalog.js";
 import type { BindingLike, Invocation, PolicyLike } from "./params.js";
@@ -415,11 +415,14 @@ function touchesCreationTimestamp(ops: readonly { path?: unknown; from?: unknown
 
 /** Drops the shell fields added for serialization when the patch left them empty. */
 function withoutEmptyShell(object: JsonObject, added: readonly string[]): JsonObject {
-  const out: JsonObject = { ...object };
-  for (const f of added) {
-    const v = out[f];
-    if (isJsonObject(v) && Object.keys(v).length === 0) delete out[f];
-  }
+  const drop = added.filter((f) => {
+    const v = object[f];
+    return isJsonObject(v) && Object.keys(v).length === 0;
+  });
+  if (drop.length === 0) return object;
+  // A copy without them (not `delete`, which leaves a slow dictionary-mode object behind).
+  const out: JsonObject = {};
+  for (const k of Object.keys(object)) if (!drop.includes(k)) setKey(out, k, object[k] as JsonValue);
   return out;
 }
 
@@ -454,7 +457,8 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     const k = `${apiVersion}/${kind}`;
     let info = kinds.get(k);
     if (info === undefined) {
-      const gvk = { ...parseGV(apiVersion), kind };
+      const gv = parseGV(apiVersion);
+      const gvk = { group: gv.group, version: gv.version, kind };
       info = { gvk, schema: schemas.forKind(apiVersion, kind), typed: input.catalog.resourceForKind(gvk)?.builtin === true };
       kinds.set(k, info);
     }

@@ -167,6 +167,12 @@ export class SchemaRegistry {
     return undefined;
   }
 
+  /** The schema of a field a struct declares; undefined for any other (even where it preserves unknown fields). */
+  declaredField(node: StructNode, field: string): SchemaNode | undefined {
+    const c = this.child(node, field);
+    return c === UNKNOWN_FIELD ? undefined : c;
+  }
+
   /** The schema of list elements. */
   element(node: ListNode): SchemaNode {
     return this.resolve(node.e);

@@ -99,11 +99,11 @@ function buildAtom(ctx: TypeContext, node: SchemaNode): Atom {
       return { scalar: node.fmt === undefined || node.fmt === "" || node.fmt === "byte" ? "string" : "untyped" };
     }
     case "struct": {
-      const fields = node.f;
       return {
         map: {
           atomic: node.atomic === true,
-          field: (name) => (Object.prototype.hasOwnProperty.call(fields, name) ? ctx.registry.child(node, name) : undefined),
+          // Declared fields only (undeclared ones take `element`); the registry caches the lookups.
+          field: (name) => ctx.registry.declaredField(node, name),
           element: node.preserveUnknown === true ? DEDUCED : undefined,
         },
       };
@@ -280,7 +280,7 @@ export function listItemToPathElement(list: ListAtom, child: GoValue): PathEleme
     if (fields.length === 0) {
       return `associative list with keys has an element that omits all key fields [${list.keys.map((k) => goQuote(k)).join(" ")}] (and doesn't have default values for any key fields)`;
     }
-    fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (fields.length > 1) fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return { kind: "key", fields };
   }
   if (isJsonObject(child)) return "associative list without keys has an element that's a map type";
