@@ -32,7 +32,7 @@ import { KubeConfig, makeInformer, type Informer, type KubernetesListObject, typ
 import type { LoadedDocument } from "../io/load.js";
 import { LiveKyvernoProviders, type LiveProviderOptions } from "./live.js";
 import { OpenApiTypes } from "./openapi.js";
-import { splitList } from "../cel/kyverno/providers-http.js";
+import { splitList } from "./kyverno-http.js";
 import { contentFromDocuments, type PolicySource, type SourceUpdate } from "./policies.js";
 
 /** A resource to watch: `group` "" for the core group. */

@@ -29,7 +29,7 @@ import { ProviderError, describeRequest, type DataRequest, type JsonObject, type
 import type { GlobalContextProvider } from "../cel/kyverno/globalcontext.js";
 import type { GroupVersionResource, ResourceProvider } from "../cel/kyverno/resource.js";
 import { OfflineImageDataProvider, parseGroupVersion } from "../cel/kyverno/providers.js";
-import { SyncHttpProvider, type SyncHttpOptions } from "../cel/kyverno/providers-http.js";
+import { SyncHttpProvider, type SyncHttpOptions } from "./kyverno-http.js";
 import { policyExpressions, scanResourceCalls, type ResourceScan } from "../cel/kyverno/providers-scan.js";
 
 /** What an informer list or discovery GET failed with. */

@@ -9,7 +9,7 @@
  * both built on these classes:
  *
  * 1. **Synchronous caches** (what `celmap webhook` does with the cluster source:
- *    `src/webhook/live.ts`, and `providers-http.ts` for HTTP). Keep informer-style caches (watched lists of the
+ *    `src/webhook/live.ts`, and `src/webhook/kyverno-http.ts` for HTTP). Keep informer-style caches (watched lists of the
  *    GVRs policies read, GlobalContextEntry data, an image-metadata LRU) and
  *    implement the provider interfaces over them. `resource.Get/List` then read
  *    the cache; misses that the cache can prove (a watched GVR without the
