@@ -559,3 +559,20 @@ describe("mutation traces", () => {
     expect(typeof json.seconds).toBe("number");
   });
 });
+
+describe("JSON Patch without operations", () => {
+  const NO_OPS = '[JSONPatch{op: "add", path: "/data/x", value: "1"}].filter(p, false)';
+  it("after a JSON Patch the object is in typed form: an empty patch changes nothing", () => {
+    const ps = [policy({ name: "a", mutations: [{ jp: '[JSONPatch{op: "add", path: "/data/b", value: "2"}]' }, { jp: NO_OPS }] })];
+    const r = run(ps);
+    expect(r.allowed).toBe(true);
+    expect(r.object?.data).toEqual({ a: "1", b: "2" });
+    expect(r.trace.passes[0]!.invocations[0]!.mutations.map((m) => m.outcome)).toEqual(["applied", "applied"]);
+  });
+
+  it("on an object not yet in typed form it still runs the typed round trip (an unknown field is a 500)", () => {
+    const r = run([policy({ name: "a", mutations: [{ jp: NO_OPS }] })], cm({ bogus: 1 } as JsonObject));
+    expect(r.status?.code).toBe(500);
+    expect(r.status?.message).toContain('unknown field "bogus"');
+  });
+});

@@ -325,6 +325,11 @@ function patchOne(
     if (e instanceof CelEvalError) return { ok: false, error: e.message, cost: r.cost };
     throw e;
   }
+  // No operations on an object already in typed form (strictly decoded and normalised earlier in
+  // this request): the round trip would give the object back, so it is skipped.
+  if (ops.length === 0 && (!typed || (memo.decoded.get(object) === schema && memo.normalized.get(object) === schema))) {
+    return { ok: true, object: typed ? object : pruneUnknownFields(object, schema, schemas), cost: r.cost };
+  }
   // Built-ins are serialized from their Go struct: metadata (with `creationTimestamp: null`), spec
   // and status are non-pointer structs, always present (map.md §4.3).
   const added = typed ? goStructShell(object, schema) : [];
@@ -338,7 +343,12 @@ function patchOne(
   if (typed) {
     const decoded = strictTypedDecode(doc, schema, schemas, kind, memo.decoded);
     if (!decoded.ok) return { ok: "abort", status: { code: 500, reason: "InternalError", message: `Internal error occurred: ${decoded.message}` }, cost: r.cost };
-    return { ok: true, object: normalizeTyped(withoutEmptyShell(decoded.object, added), schema, schemas, memo.normalized), cost: r.cost };
+    // Both steps keep the object in decoded form (dropping empty shell structs, canonical quantity
+    // strings), which the no-operation path above relies on.
+    const shaped = withoutEmptyShell(decoded.object, added);
+    const out = normalizeTyped(shaped, schema, schemas, memo.normalized);
+    memo.decoded.set(out, schema);
+    return { ok: true, object: out, cost: r.cost };
   }
   return { ok: true, object: pruneUnknownFields(doc, schema, schemas), cost: r.cost };
 }

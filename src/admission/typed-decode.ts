@@ -186,7 +186,8 @@ function walk(ctx: Ctx, node: SchemaNode, v: JsonValue, at: Loc | undefined, str
     default:
       return v;
   }
-  if (ctx.clean !== undefined && out === v && ctx.unknown.length === unknownBefore && typeof v === "object" && v !== null) ctx.clean.set(v, node);
+  // What the decode returns decodes to itself: remembered too (the input when unchanged, else the copy).
+  if (ctx.clean !== undefined && ctx.unknown.length === unknownBefore && typeof out === "object" && out !== null) ctx.clean.set(out, node);
   return out;
 }
 
