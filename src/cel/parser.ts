@@ -97,6 +97,14 @@ function isReserved(name: string): boolean {
   }
 }
 
+/** The macro calls of a parse that expanded none: shared, so it refuses changes. */
+class NoMacroCalls extends Map<number, Expr> {
+  override set(): this {
+    throw new TypeError("SourceInfo.macroCalls is read-only");
+  }
+}
+const NO_MACRO_CALLS: ReadonlyMap<number, Expr> = new NoMacroCalls();
+
 const NULL_CONST: Constant = { kind: "null" };
 const TRUE_CONST: Constant = { kind: "bool", value: true };
 const FALSE_CONST: Constant = { kind: "bool", value: false };
@@ -223,7 +231,8 @@ class Parser implements MacroHelper {
   private p = 0;
   private nextId = 1;
   private readonly positions = new PositionMap();
-  private readonly macroCalls = new Map<number, Expr>();
+  /** Made on the first expanded macro (most expressions have none); {@link NO_MACRO_CALLS} otherwise. */
+  private macroCalls: Map<number, Expr> | undefined;
   private readonly issues: Issue[] = [];
   private readonly macros: MacroTable;
   private readonly optional: boolean;
@@ -308,7 +317,7 @@ class Parser implements MacroHelper {
       description: this.description,
       lineOffsets,
       positions: this.positions,
-      macroCalls: this.macroCalls,
+      macroCalls: this.macroCalls ?? NO_MACRO_CALLS,
     };
     return { expr: expr as Expr, sourceInfo };
   }
@@ -1042,7 +1051,7 @@ class Parser implements MacroHelper {
             const at = this.positions.get(result.at.id) ?? pos;
             return this.semanticError(at, result.message);
           }
-          this.macroCalls.set(
+          (this.macroCalls ??= new Map()).set(
             result.id,
             target === undefined ? { kind: "call", id: 0, fn, args } : { kind: "call", id: 0, fn, target, args },
           );

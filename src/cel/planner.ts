@@ -314,8 +314,18 @@ function envCache(env: Env): EnvCache {
   return c;
 }
 
+/** Variables of a plan found by a scan of their names, before a Map is made (see `Planner.varNames`). */
+const MAX_SCANNED_VARS = 8;
+
 class Planner {
-  readonly varSlots = new Map<string, number>();
+  /**
+   * Variables' frame slots: names and slots in parallel arrays (an expression
+   * names few variables; a Map costs more to make than a short scan), then a
+   * Map once there are more than {@link MAX_SCANNED_VARS}.
+   */
+  private readonly varNames: string[] = [];
+  private readonly varSlotNumbers: number[] = [];
+  private varSlots: Map<string, number> | undefined;
   nextSlot = FIRST_SLOT;
   private readonly scopes: Map<string, Local>[] = [];
   private readonly refs: CheckedExpr["referenceMap"] | undefined;
@@ -631,10 +641,25 @@ class Planner {
   }
 
   private slotOf(name: string): number {
-    let s = this.varSlots.get(name);
-    if (s === undefined) {
-      s = this.nextSlot++;
-      this.varSlots.set(name, s);
+    const names = this.varNames;
+    const map = this.varSlots;
+    if (map === undefined) {
+      for (let i = 0; i < names.length; i++) if (names[i] === name) return this.varSlotNumbers[i]!;
+    } else {
+      const s = map.get(name);
+      if (s !== undefined) return s;
+    }
+    const s = this.nextSlot++;
+    if (map !== undefined) {
+      map.set(name, s);
+    } else if (names.length < MAX_SCANNED_VARS) {
+      names.push(name);
+      this.varSlotNumbers.push(s);
+    } else {
+      const m = new Map<string, number>();
+      for (let i = 0; i < names.length; i++) m.set(names[i]!, this.varSlotNumbers[i]!);
+      m.set(name, s);
+      this.varSlots = m;
     }
     return s;
   }
