@@ -99,6 +99,8 @@ export function gvkKey(apiVersion: string, kind: string): string {
 export class SchemaRegistry {
   private readonly kinds = new Map<string, SchemaRef>();
   private readonly types = new Map<string, SchemaRef>();
+  /** Named definitions resolved (references are followed for every value of a kind); reset when a definition is added. */
+  private readonly named = new Map<string, SchemaNode>();
   /** Resolved struct fields (see `child`); reset when a definition is added. */
   private fieldCache = new WeakMap<SchemaNode, Map<string, SchemaNode | typeof NO_FIELD>>();
   /** Field-level map-type overrides, resolved once per reference object (and base node). */
@@ -118,6 +120,7 @@ export class SchemaRegistry {
   addType(name: string, schema: SchemaRef): void {
     this.types.set(name, schema);
     this.fieldCache = new WeakMap();
+    this.named.clear();
   }
 
   /** The schema of a kind, or undefined when the kind is unknown (no schema: the caller decides). */
@@ -132,9 +135,13 @@ export class SchemaRegistry {
   /** Follows references; a field-level `mapType` override is applied to the referenced struct or map. */
   resolve(ref: SchemaRef): SchemaNode {
     if (typeof ref === "string") {
+      const hit = this.named.get(ref);
+      if (hit !== undefined) return hit;
       const node = this.types.get(ref) ?? builtinIndex().types[ref];
       if (node === undefined) throw new Error(`schema index has no definition ${ref}`);
-      return this.resolve(node);
+      const resolved = this.resolve(node);
+      this.named.set(ref, resolved);
+      return resolved;
     }
     if ("ref" in ref) {
       const node = this.resolve(ref.ref);
