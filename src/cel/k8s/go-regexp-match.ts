@@ -81,21 +81,33 @@ export function runeBefore(s: string, pos: number): number {
   return lo;
 }
 
-/** A run queue: sparse set of pcs with, per thread, the position its match started. */
+/**
+ * A run queue: sparse set of pcs with, per thread, the position its match started. Fixed-size typed
+ * arrays and a count (emptying an array by its length is a runtime call in optimized code).
+ */
 class Queue {
   readonly sparse: Int32Array;
-  readonly pcs: number[] = [];
-  readonly starts: number[] = [];
-  constructor(n: number) {
-    this.sparse = new Int32Array(n);
+  readonly pcs: Int32Array;
+  readonly starts: Int32Array;
+  n = 0;
+  constructor(size: number) {
+    this.sparse = new Int32Array(size);
+    this.pcs = new Int32Array(size);
+    this.starts = new Int32Array(size);
   }
   has(pc: number): boolean {
     const j = this.sparse[pc]!;
-    return j < this.pcs.length && this.pcs[j] === pc;
+    return j < this.n && this.pcs[j] === pc;
+  }
+  /** Adds `pc` (not yet in the queue) with the start of its thread (-1: no thread). */
+  push(pc: number, start: number): void {
+    const j = this.n++;
+    this.sparse[pc] = j;
+    this.pcs[j] = pc;
+    this.starts[j] = start;
   }
   clear(): void {
-    this.pcs.length = 0;
-    this.starts.length = 0;
+    this.n = 0;
   }
 }
 
@@ -107,55 +119,66 @@ class Queue {
 export function matchAt(re: RE2JS, s: string, from: number): [number, number] | undefined {
   const prog = progOf(re);
   const insts = prog.inst;
-  let runq = new Queue(insts.length);
-  let nextq = new Queue(insts.length);
+  // The run queues are reused between calls (matching is synchronous and never re-entered).
+  let queues = queuesByProg.get(prog);
+  if (queues === undefined) {
+    // Each instruction is pushed at most twice (by the two arms of an ALT) per closure.
+    queues = { run: new Queue(insts.length), next: new Queue(insts.length), stack: new Int32Array(2 * insts.length + 2) };
+    queuesByProg.set(prog, queues);
+  }
+  let runq = queues.run;
+  let nextq = queues.next;
+  const stack = queues.stack;
+  runq.clear();
+  nextq.clear();
   let matched: [number, number] | undefined;
 
   // Follows empty transitions from pc, adding threads in priority order.
   const add = (q: Queue, pc0: number, start: number, cond: number): void => {
-    const stack: number[] = [pc0];
-    while (stack.length > 0) {
-      const pc = stack.pop()!;
+    let sp = 0;
+    stack[sp++] = pc0;
+    while (sp > 0) {
+      const pc = stack[--sp]!;
       if (pc === 0 || q.has(pc)) continue;
-      q.sparse[pc] = q.pcs.length;
-      q.pcs.push(pc);
       const inst = insts[pc]!;
       switch (inst.op) {
         case FAIL:
-          q.starts.push(-1);
+          q.push(pc, -1);
           break;
         case ALT:
         case ALT_MATCH:
-          q.starts.push(-1);
+          q.push(pc, -1);
           // out has priority over arg: push arg first.
-          stack.push(inst.arg, inst.out);
+          stack[sp++] = inst.arg;
+          stack[sp++] = inst.out;
           break;
         case EMPTY_WIDTH:
-          q.starts.push(-1);
-          if ((inst.arg & ~cond) === 0) stack.push(inst.out);
+          q.push(pc, -1);
+          if ((inst.arg & ~cond) === 0) stack[sp++] = inst.out;
           break;
         case NOP:
         case CAPTURE:
-          q.starts.push(-1);
-          stack.push(inst.out);
+          q.push(pc, -1);
+          stack[sp++] = inst.out;
           break;
         default:
           // MATCH and rune instructions hold a thread.
-          q.starts.push(start);
+          q.push(pc, start);
       }
     }
   };
 
   let pos = from;
-  let [r, width] = runeAt(s, pos);
+  let r = runeCode(s, pos);
+  let width = r < 0 ? 0 : r > 0xffff ? 2 : 1;
   let cond = emptyContext(runeBefore(s, pos), r);
   for (;;) {
-    if (runq.pcs.length === 0 && matched !== undefined) break;
+    if (runq.n === 0 && matched !== undefined) break;
     if (matched === undefined) add(runq, prog.start, pos, cond);
     const nextPos = pos + width;
-    const [r1] = runeAt(s, nextPos);
+    const r1 = runeCode(s, nextPos);
     const nextCond = emptyContext(r, r1);
-    for (let j = 0; j < runq.pcs.length; j++) {
+    for (let j = 0; j < runq.n; j++) {
       const start = runq.starts[j]!;
       if (start < 0) continue;
       const inst = insts[runq.pcs[j]!]!;
@@ -164,7 +187,7 @@ export function matchAt(re: RE2JS, s: string, from: number): [number, number] | 
         case MATCH:
           matched = [start, pos];
           // First-match mode: lower-priority threads are cut off.
-          j = runq.pcs.length;
+          j = runq.n;
           continue;
         case RUNE:
         case RUNE1:
@@ -182,11 +205,21 @@ export function matchAt(re: RE2JS, s: string, from: number): [number, number] | 
     runq.clear();
     if (width === 0) break;
     pos = nextPos;
-    [r, width] = runeAt(s, pos);
+    r = r1;
+    width = r < 0 ? 0 : r > 0xffff ? 2 : 1;
     cond = nextCond;
-    [runq, nextq] = [nextq, runq];
+    const t = runq;
+    runq = nextq;
+    nextq = t;
   }
   return matched;
+}
+
+const queuesByProg = new WeakMap<object, { readonly run: Queue; readonly next: Queue; readonly stack: Int32Array }>();
+
+/** The code point at `pos`, or -1 at the end (`runeAt` without the pair). */
+function runeCode(s: string, pos: number): number {
+  return pos >= s.length ? -1 : s.codePointAt(pos)!;
 }
 
 /** Go `Regexp.FindString`: the leftmost match, or "" when there is none. */
