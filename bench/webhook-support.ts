@@ -186,7 +186,7 @@ export async function load(
     new Promise((res) => {
       // From the due time; a timer that fired early (libuv rounds to whole milliseconds) counts from the send.
       const now = performance.now();
-      const t0 = due === undefined ? now : Math.max(due, now);
+      const t0 = due === undefined ? now : Math.min(due, now);
       const r = request(
         { host: "127.0.0.1", port, path: "/mutate", method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length } },
         (m) => {
