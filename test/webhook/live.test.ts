@@ -113,7 +113,10 @@ describe("live Kyverno providers (cluster source against a fake API server)", ()
       await source.start(store.apply);
       expect(store.loaded).toBe(true);
       expect(store.current!.kyvernoLive).toBe(source.kyvernoLive);
-      expect(source.kyvernoLive!.watched()).toEqual({ "v1 configmaps": "synced", "v1 secrets": "failed", "example.com/v1 widgets": "not-served" });
+      // On a loaded machine the first lists can finish after the set was swapped in: wait for them to settle.
+      const settled = { "v1 configmaps": "synced", "v1 secrets": "failed", "example.com/v1 widgets": "not-served" };
+      await waitFor(() => JSON.stringify(Object.entries(source.kyvernoLive!.watched()).sort()) === JSON.stringify(Object.entries(settled).sort()), 15_000, "the data caches to settle");
+      expect(source.kyvernoLive!.watched()).toEqual(settled);
       expect(store.current!.notes.join("\n")).toContain("kyverno resource.* data example.com/v1 widgets: the API server does not serve example.com/v1");
 
       expect(evalWith(source, 'resource.Get("v1", "configmaps", "platform", "team-defaults")')).toMatchObject({
