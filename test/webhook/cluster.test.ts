@@ -4,13 +4,11 @@
  * `{type, object}` events) JSON protocol for MAPs, bindings, namespaces and ConfigMaps. The real
  * @kubernetes/client-node informers talk to it through a real kubeconfig file; nothing is mocked.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ClusterPolicySource } from "../../src/webhook/cluster.js";
 import { PolicyStore, type StoreEvent } from "../../src/webhook/policies.js";
-import { FakeApiServer, kubeconfigFor } from "./fake-apiserver.js";
+import { startFakeCluster, type FakeApiServer, type FakeCluster } from "./fake-apiserver.js";
 import { makePki, removeDir, type Pki } from "./support.js";
 
 const MAPS = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
@@ -34,21 +32,18 @@ const LABEL = 'Object{metadata: Object.metadata{labels: {"a": "b"}}}';
 describe("ClusterPolicySource (client-node informers against a fake API server on loopback)", () => {
   let api: FakeApiServer;
   let pki: Pki;
-  let dir: string;
   let kubeconfig: string;
+
+  let cluster: FakeCluster;
 
   beforeEach(async () => {
     pki = makePki();
-    api = new FakeApiServer(pki);
-    await api.listen();
-    dir = mkdtempSync(join(tmpdir(), "celmap-cluster-"));
-    kubeconfig = join(dir, "kubeconfig");
-    writeFileSync(kubeconfig, kubeconfigFor(api, pki));
+    cluster = await startFakeCluster(pki, "celmap-cluster-");
+    ({ api, kubeconfig } = cluster);
   });
 
   afterEach(async () => {
-    await api.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.close();
     removeDir(pki.dir);
   });
 

@@ -10,9 +10,11 @@
  *   document; a stale hash is still served, as the apiserver serves any hash).
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Pki } from "./support.js";
 
 interface Collection {
@@ -281,4 +283,30 @@ contexts:
   context: {cluster: fake, user: u}
 current-context: fake
 `;
+}
+
+/** A fake API server on loopback and a kubeconfig file for it: the common setup of the cluster-source tests. */
+export interface FakeCluster {
+  readonly api: FakeApiServer;
+  readonly dir: string;
+  readonly kubeconfig: string;
+  /** Stops the server and removes the directory. */
+  close(): Promise<void>;
+}
+
+export async function startFakeCluster(pki: Pki, prefix: string): Promise<FakeCluster> {
+  const api = new FakeApiServer(pki);
+  await api.listen();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const kubeconfig = join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, kubeconfigFor(api, pki));
+  return {
+    api,
+    dir,
+    kubeconfig,
+    close: async () => {
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -5,16 +5,14 @@
  * errors for what cannot be answered; `globalContext.Get` from GlobalContextEntries; and end to
  * end over TLS, a MutatingPolicy reading a ConfigMap and an HTTP endpoint to mutate a Pod.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { kyvernoEnv } from "../../src/cel/kyverno/environment.js";
 import { toJson } from "../../src/cel/runtime/json.js";
 import { ClusterPolicySource } from "../../src/webhook/cluster.js";
 import { LiveKyvernoProviders } from "../../src/webhook/live.js";
 import { PolicyStore } from "../../src/webhook/policies.js";
-import { FakeApiServer, kubeconfigFor } from "./fake-apiserver.js";
+import { startFakeCluster, type FakeApiServer, type FakeCluster } from "./fake-apiserver.js";
 import { startHttpTarget, type HttpTarget } from "./http-target.js";
 import { call, makePki, patchOf, removeDir, responseOf, review, waitFor, type Pki } from "./support.js";
 
@@ -61,7 +59,6 @@ describe("LiveKyvernoProviders.scan: the resources policies read, from the synta
 describe("live Kyverno providers (cluster source against a fake API server)", () => {
   let api: FakeApiServer;
   let pki: Pki;
-  let dir: string;
   let kubeconfig: string;
   let target: HttpTarget;
   let ca: string;
@@ -76,17 +73,14 @@ describe("live Kyverno providers (cluster source against a fake API server)", ()
     removeDir(pki.dir);
   });
 
+  let cluster: FakeCluster;
   beforeEach(async () => {
-    api = new FakeApiServer(pki);
-    await api.listen();
+    cluster = await startFakeCluster(pki, "celmap-live-");
+    ({ api, kubeconfig } = cluster);
     api.discovery.set("policies.kyverno.io/v1", ["mutatingpolicies", "namespacedmutatingpolicies", "policyexceptions"]);
-    dir = mkdtempSync(join(tmpdir(), "celmap-live-"));
-    kubeconfig = join(dir, "kubeconfig");
-    writeFileSync(kubeconfig, kubeconfigFor(api, pki));
   });
   afterEach(async () => {
-    await api.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.close();
   });
 
   /** Evaluates a CEL expression in Kyverno's environment with the source's live providers. */

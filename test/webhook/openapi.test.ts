@@ -6,14 +6,11 @@
  * and a set, keeps preserve-unknown fields, and may not mutate an atomic struct or list: only
  * right with the CRD's schema (without one, the apiserver answers 503).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ClusterPolicySource } from "../../src/webhook/cluster.js";
 import { buildTypes, OpenApiTypes, resolveRefs } from "../../src/webhook/openapi.js";
 import { PolicyStore, type StoreEvent } from "../../src/webhook/policies.js";
-import { crdOpenApiDocument, FakeApiServer, kubeconfigFor, type CrdVersion } from "./fake-apiserver.js";
+import { crdOpenApiDocument, startFakeCluster, type CrdVersion, type FakeApiServer, type FakeCluster } from "./fake-apiserver.js";
 import { call, makePki, patchOf, removeDir, responseOf, startServer, waitFor, type Pki, type Started } from "./support.js";
 
 const MAPS = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
@@ -123,24 +120,21 @@ function applied(patch: { op: string; path: string; value?: unknown }[]): Record
 describe("custom resource schemas from the cluster's OpenAPI v3", () => {
   let api: FakeApiServer;
   let pki: Pki;
-  let dir: string;
   let kubeconfig: string;
+
+  let cluster: FakeCluster;
 
   beforeEach(async () => {
     pki = makePki();
-    api = new FakeApiServer(pki);
-    await api.listen();
-    dir = mkdtempSync(join(tmpdir(), "celmap-openapi-"));
-    kubeconfig = join(dir, "kubeconfig");
-    writeFileSync(kubeconfig, kubeconfigFor(api, pki));
+    cluster = await startFakeCluster(pki, "celmap-openapi-");
+    ({ api, kubeconfig } = cluster);
     // Built-in group-versions are listed too; their documents must not be fetched.
     api.openapi.set("api/v1", { openapi: "3.0.0", components: { schemas: {} } });
     api.openapi.set("apis/apps/v1", { openapi: "3.0.0", components: { schemas: {} } });
   });
 
   afterEach(async () => {
-    await api.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.close();
     removeDir(pki.dir);
   });
 
