@@ -127,6 +127,12 @@ export interface ComprehensionExpr {
   readonly loopCondition: Expr;
   readonly loopStep: Expr;
   readonly result: Expr;
+  /**
+   * Set by the parser on a macro's expansion over {@link ACCUMULATOR} when every reference to the
+   * accumulator anywhere in it was made by the expander (the macro's arguments have none, its
+   * target is the range): how many there are. Absent or -1: unknown.
+   */
+  readonly accuRefs?: number;
 }
 
 export type Expr =

@@ -748,3 +748,38 @@ describe("robustness", () => {
     );
   });
 });
+
+describe("accuRefs (accumulator references a macro expansion made itself)", () => {
+  const opts: ParseOptions = { macros: new Set(["standard", "twoVar", "bind"]) };
+  const comprehensions = (e: Expr, out: Expr[] = []): Expr[] => {
+    if (e.kind === "comprehension") {
+      out.push(e);
+      for (const x of [e.iterRange, e.accuInit, e.loopCondition, e.loopStep, e.result]) comprehensions(x, out);
+    } else if (e.kind === "call") {
+      if (e.target !== undefined) comprehensions(e.target, out);
+      for (const a of e.args) comprehensions(a, out);
+    } else if (e.kind === "select") comprehensions(e.operand, out);
+    else if (e.kind === "list") for (const x of e.elements) comprehensions(x, out);
+    return out;
+  };
+  const refs = (src: string): (number | undefined)[] =>
+    comprehensions(parse(src, opts).expr).map((c) => (c.kind === "comprehension" ? c.accuRefs : undefined));
+
+  it("counts the expander's own references", () => {
+    expect(refs("[1].map(x, x + 1)")).toEqual([2]);
+    expect(refs("[1].map(x, x > 0, x)")).toEqual([3]);
+    expect(refs("[1].filter(x, x > 0)")).toEqual([3]);
+    expect(refs("[1].exists(x, x > 0)")).toEqual([3]);
+    expect(refs("[1].all(x, x > 0)")).toEqual([3]);
+    expect(refs("{1: 2}.transformList(k, v, v)")).toEqual([2]);
+  });
+
+  it("is unknown when an argument holds another expansion over the accumulator", () => {
+    expect(refs("[[1]].map(x, x.map(y, y))")).toEqual([-1, 2]);
+    expect(refs("[1].exists(x, [x].all(y, y > 0))")).toEqual([-1, 3]);
+    // The target is the range: an expansion there does not count.
+    expect(refs("[1].map(x, x).exists(y, y > 0)")).toEqual([3, 2]);
+    // cel.bind's accumulator is the bound name.
+    expect(refs("cel.bind(a, 1, [a].map(x, x))")).toEqual([-1, 2]);
+  });
+});

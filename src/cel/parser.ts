@@ -230,6 +230,9 @@ class Parser implements MacroHelper {
   private readonly tokens: Tokens;
   private p = 0;
   private nextId = 1;
+  /** Identifiers named {@link ACCUMULATOR} made so far (macro expansions only: source cannot name it) and the last one's id. */
+  private accuIdents = 0;
+  private lastAccuId = 0;
   private readonly positions = new PositionMap();
   /** Made on the first expanded macro (most expressions have none); {@link NO_MACRO_CALLS} otherwise. */
   private macroCalls: Map<number, Expr> | undefined;
@@ -1044,8 +1047,22 @@ class Parser implements MacroHelper {
       if (def !== undefined) {
         const pos = this.positions.get(id) as number;
         this.macroPos = pos;
+        // The arguments were parsed after `id` was given: none names the accumulator if no such
+        // identifier was made since.
+        const argsAccuFree = this.lastAccuId < id;
+        const accuBefore = this.accuIdents;
         const result = def.expand(this, target, args);
         if (result !== undefined) {
+          if (
+            result.kind === "comprehension" &&
+            argsAccuFree &&
+            result.accuVar === ACCUMULATOR &&
+            (target === undefined || result.iterRange === target)
+          ) {
+            // Every accumulator reference in the expansion was made by the expander just now: the
+            // arguments have none, and the target (whose node can occur only once) is the range.
+            (result as { accuRefs: number }).accuRefs = this.accuIdents - accuBefore;
+          }
           this.positions.delete(id);
           if (result.kind === "macroError") {
             const at = this.positions.get(result.at.id) ?? pos;
@@ -1068,10 +1085,18 @@ class Parser implements MacroHelper {
     return this.newId(this.macroPos);
   }
   ident(name: string): Expr {
-    return { kind: "ident", id: this.macroId(), name };
+    const id = this.macroId();
+    if (name === ACCUMULATOR) this.countAccu(id);
+    return { kind: "ident", id, name };
   }
   accu(): Expr {
-    return { kind: "ident", id: this.macroId(), name: ACCUMULATOR };
+    const id = this.macroId();
+    this.countAccu(id);
+    return { kind: "ident", id, name: ACCUMULATOR };
+  }
+  private countAccu(id: number): void {
+    this.accuIdents++;
+    this.lastAccuId = id;
   }
   bool(value: boolean): Expr {
     return { kind: "const", id: this.macroId(), value: value ? TRUE_CONST : FALSE_CONST };
@@ -1106,7 +1131,7 @@ class Parser implements MacroHelper {
   ): Expr {
     const id = this.macroId();
     return iterVar2 === undefined
-      ? { kind: "comprehension", id, iterVar, iterRange, accuVar, accuInit, loopCondition, loopStep, result }
+      ? { kind: "comprehension", id, iterVar, iterRange, accuVar, accuInit, loopCondition, loopStep, result, accuRefs: -1 }
       : {
           kind: "comprehension",
           id,
@@ -1118,6 +1143,7 @@ class Parser implements MacroHelper {
           loopCondition,
           loopStep,
           result,
+          accuRefs: -1,
         };
   }
   /** A deep copy with fresh ids, each at the position of the node it copies (cel-go `ExprHelper.Copy`). */
@@ -1127,6 +1153,7 @@ class Parser implements MacroHelper {
       case "const":
         return { kind: "const", id, value: e.value };
       case "ident":
+        if (e.name === ACCUMULATOR) this.countAccu(id);
         return { kind: "ident", id, name: e.name };
       case "select":
         return { kind: "select", id, operand: this.copy(e.operand), field: e.field, testOnly: e.testOnly };
@@ -1163,8 +1190,8 @@ class Parser implements MacroHelper {
         const result = this.copy(e.result);
         const base = { kind: "comprehension" as const, id, iterVar: e.iterVar, iterRange, accuVar: e.accuVar };
         return e.iterVar2 === undefined
-          ? { ...base, accuInit, loopCondition, loopStep, result }
-          : { ...base, iterVar2: e.iterVar2, accuInit, loopCondition, loopStep, result };
+          ? { ...base, accuInit, loopCondition, loopStep, result, accuRefs: -1 }
+          : { ...base, iterVar2: e.iterVar2, accuInit, loopCondition, loopStep, result, accuRefs: -1 };
       }
     }
   }

@@ -1124,6 +1124,9 @@ class Planner {
     const call = (x: Expr, fn: string, n: number): x is CallExpr =>
       x.kind === "call" && x.fn === fn && x.target === undefined && x.args.length === n;
     if (!isAccu(e.result)) return undefined;
+    // How many accumulator references the expansion has, when the parser knows (-1 otherwise): when
+    // the shape matched below accounts for all of them, the rest of the step cannot name it.
+    const accuRefs = e.accuRefs ?? -1;
     const init = e.accuInit;
     const cond = e.loopCondition;
     const step = e.loopStep;
@@ -1175,7 +1178,7 @@ class Planner {
       const condArg = cond.args[0]!;
       const condOk = isExists ? call(condArg, Op.not, 1) && isAccu(condArg.args[0]!) : isAccu(condArg);
       const op = isExists ? Op.logicalOr : Op.logicalAnd;
-      if (condOk && call(step, op, 2) && isAccu(step.args[0]!) && !mentions(step.args[1]!, accu)) {
+      if (condOk && call(step, op, 2) && isAccu(step.args[0]!) && (accuRefs === 3 || !mentions(step.args[1]!, accu))) {
         const predPart = this.exprPending(step.args[1]!);
         const pred = predPart.ev;
         const stop = isExists; // exists stops on true, all stops on false
@@ -1235,8 +1238,8 @@ class Planner {
         add.args[1]!.kind === "list" &&
         add.args[1]!.elements.length === 1 &&
         add.args[1]!.optionalIndices.length === 0 &&
-        !mentions(add.args[1]!, accu) &&
-        (c === undefined || !mentions(c, accu))
+        // The result, the accumulator added to and the conditional's else branch.
+        (accuRefs === (c === undefined ? 2 : 3) || (!mentions(add.args[1]!, accu) && (c === undefined || !mentions(c, accu))))
       ) {
         const elemPart = this.staticPart(add.args[1]!.elements[0]!);
         const elem = elemPart.ev;
@@ -1322,8 +1325,8 @@ class Planner {
         call(ins, MAP_INSERT, arity) &&
         !this.userOverloads(MAP_INSERT, ["@mapInsert_map_key_value", "@mapInsert_map_map"]) &&
         isAccu(ins.args[0]!) &&
-        ins.args.slice(1).every((a) => !mentions(a, accu)) &&
-        (c === undefined || !mentions(c, accu))
+        (accuRefs === (c === undefined ? 2 : 3) ||
+          (ins.args.slice(1).every((a) => !mentions(a, accu)) && (c === undefined || !mentions(c, accu))))
       ) {
         const kEv = this.expr(ins.args[1]!);
         const entryMap = arity === 2;
