@@ -233,7 +233,7 @@ class Parser implements MacroHelper {
   /** Identifiers named {@link ACCUMULATOR} made so far (macro expansions only: source cannot name it) and the last one's id. */
   private accuIdents = 0;
   private lastAccuId = 0;
-  private readonly positions = new PositionMap();
+  private readonly positions: PositionMap;
   /** Made on the first expanded macro (most expressions have none); {@link NO_MACRO_CALLS} otherwise. */
   private macroCalls: Map<number, Expr> | undefined;
   private readonly issues: Issue[] = [];
@@ -271,6 +271,7 @@ class Parser implements MacroHelper {
       // Checked before lexing so that a huge input costs nothing.
       const size = countCodePoints(source);
       if (size > this.sizeLimit) {
+        this.positions = new PositionMap(0);
         this.tokens = { kinds: new Uint8Array(1), starts: new Int32Array(1), ends: new Int32Array(1), count: 1, errors: [] };
         this.kinds = this.tokens.kinds;
         this.starts = this.tokens.starts;
@@ -286,6 +287,9 @@ class Parser implements MacroHelper {
       }
     }
     this.tokens = lex(source);
+    // About one node a token, and some to spare for macro expansions.
+    const n = this.tokens.count;
+    this.positions = new PositionMap(n + (n >> 1) + 4);
     this.kinds = this.tokens.kinds;
     this.starts = this.tokens.starts;
     this.ends = this.tokens.ends;
@@ -309,6 +313,7 @@ class Parser implements MacroHelper {
         expr = undefined;
       }
     }
+    this.positions.count = this.nextId;
     const cp = this.codePointMap();
     if (this.issues.length > 0 || expr === undefined) this.fail(cp);
     const lineOffsets = this.lineOffsets(cp);
@@ -1208,7 +1213,7 @@ function balanced(fn: string, terms: readonly Expr[], ops: readonly number[], lo
 /** One more than the largest expression id of a tree this parser made (0 when `info` is not the parser's). */
 export function idCount(info: SourceInfo): number {
   const p = info.positions;
-  return p instanceof PositionMap ? p.offsets.length : 0;
+  return p instanceof PositionMap ? p.count : 0;
 }
 
 /**
@@ -1216,11 +1221,20 @@ export function idCount(info: SourceInfo): number {
  * -1 marks an id without a position (a macro call replaced by its expansion).
  */
 class PositionMap implements ReadonlyMap<number, number> {
-  readonly offsets: number[] = [-1];
+  /** Offsets by id (-1 or a hole: none); made about as large as the ids a parse gives, so rarely grown. */
+  readonly offsets: number[];
+  /** One more than the largest id given (set when the parse ends). */
+  count = 1;
+
+  constructor(capacity: number) {
+    this.offsets = capacity > 1 ? new Array<number>(capacity) : [];
+    this.offsets[0] = -1;
+  }
 
   get size(): number {
     let n = 0;
-    for (const o of this.offsets) if (o >= 0) n++;
+    const a = this.offsets;
+    for (let i = 1; i < this.count; i++) if ((a[i] as number) >= 0) n++;
     return n;
   }
   get(id: number): number | undefined {
@@ -1237,15 +1251,15 @@ class PositionMap implements ReadonlyMap<number, number> {
   /** Rewrites every offset through `map` (UTF-16 index → code-point index). */
   remap(map: Int32Array): void {
     const a = this.offsets;
-    for (let i = 1; i < a.length; i++) if ((a[i] as number) >= 0) a[i] = map[a[i] as number] as number;
+    for (let i = 1; i < this.count; i++) if ((a[i] as number) >= 0) a[i] = map[a[i] as number] as number;
   }
   forEach(cb: (value: number, key: number, map: ReadonlyMap<number, number>) => void, thisArg?: unknown): void {
     const a = this.offsets;
-    for (let i = 1; i < a.length; i++) if ((a[i] as number) >= 0) cb.call(thisArg, a[i] as number, i, this);
+    for (let i = 1; i < this.count; i++) if ((a[i] as number) >= 0) cb.call(thisArg, a[i] as number, i, this);
   }
   *entries(): MapIterator<[number, number]> {
     const a = this.offsets;
-    for (let i = 1; i < a.length; i++) if ((a[i] as number) >= 0) yield [i, a[i] as number];
+    for (let i = 1; i < this.count; i++) if ((a[i] as number) >= 0) yield [i, a[i] as number];
   }
   *keys(): MapIterator<number> {
     for (const [k] of this.entries()) yield k;

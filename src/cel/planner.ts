@@ -18,7 +18,7 @@
  * tries the variables `a.b.c`, `a.b`, `a` (each under the container's prefixes),
  * longest first; and calls dispatch on the run-time types of their arguments.
  */
-import { ACCUMULATOR, Op, type CallExpr, type ComprehensionExpr, type Expr, type ParsedExpr } from "./ast.js";
+import { ACCUMULATOR, Op, type CallExpr, type ComprehensionExpr, type Expr, type ParsedExpr, type SelectExpr } from "./ast.js";
 import type { CheckedExpr } from "./checked.js";
 import { isChecked } from "./checked.js";
 import type { FunctionDecl, Impl, OverloadDecl } from "./decls.js";
@@ -227,9 +227,19 @@ class CompiledProgram implements Program {
 }
 
 /** A frame of `size` slots, every one unresolved (a packed array). */
+/** Frame templates by size: only ever copied (`slice`), never written, so shared. */
+const FRAME_TEMPLATES: Frame[] = [];
+
 function unresolvedFrame(size: number): Frame {
-  const t: Frame = [];
-  for (let i = 0; i < size; i++) t.push(UNRESOLVED);
+  let t = FRAME_TEMPLATES[size];
+  if (t === undefined) {
+    t = [];
+    for (let i = 0; i < size; i++) t.push(UNRESOLVED);
+    if (size < 256) {
+      while (FRAME_TEMPLATES.length < size) FRAME_TEMPLATES.push(undefined as unknown as Frame);
+      FRAME_TEMPLATES[size] = t;
+    }
+  }
   return t;
 }
 
@@ -317,14 +327,18 @@ function envCache(env: Env): EnvCache {
 /** Variables of a plan found by a scan of their names, before a Map is made (see `Planner.varNames`). */
 const MAX_SCANNED_VARS = 8;
 
+// Shared empty arrays, replaced (never pushed to) by the first variable.
+const NO_NAMES: string[] = [];
+const NO_SLOTS: number[] = [];
+
 class Planner {
   /**
    * Variables' frame slots: names and slots in parallel arrays (an expression
    * names few variables; a Map costs more to make than a short scan), then a
    * Map once there are more than {@link MAX_SCANNED_VARS}.
    */
-  private readonly varNames: string[] = [];
-  private readonly varSlotNumbers: number[] = [];
+  private varNames: string[] = NO_NAMES;
+  private varSlotNumbers: number[] = NO_SLOTS;
   private varSlots: Map<string, number> | undefined;
   nextSlot = FIRST_SLOT;
   private readonly scopes: Map<string, Local>[] = [];
@@ -407,10 +421,22 @@ class Planner {
     switch (e.kind) {
       case "const":
         return true;
-      case "list":
-        return this.folding && e.optionalIndices.length === 0 && e.elements.every((x) => this.isConstLiteral(x));
-      case "map":
-        return this.folding && e.entries.every((x) => !x.optional && this.isConstLiteral(x.key) && this.isConstLiteral(x.value));
+      case "list": {
+        // (Loops, not every() with an arrow: a closure over `this` makes a context on every call.)
+        if (!this.folding || e.optionalIndices.length !== 0) return false;
+        const els = e.elements;
+        for (let i = 0; i < els.length; i++) if (!this.isConstLiteral(els[i]!)) return false;
+        return true;
+      }
+      case "map": {
+        if (!this.folding) return false;
+        const es = e.entries;
+        for (let i = 0; i < es.length; i++) {
+          const x = es[i]!;
+          if (x.optional || !this.isConstLiteral(x.key) || !this.isConstLiteral(x.value)) return false;
+        }
+        return true;
+      }
       case "call":
         return this.folding && e.target === undefined && e.args.length === 1 && CONVERSIONS.has(e.fn) && this.isConstLiteral(e.args[0]!);
       default:
@@ -652,6 +678,10 @@ class Planner {
     const s = this.nextSlot++;
     if (map !== undefined) {
       map.set(name, s);
+    } else if (names.length === 0) {
+      // (Arrays made to measure: a push onto an empty one reserves 17 elements.)
+      this.varNames = [name];
+      this.varSlotNumbers = [s];
     } else if (names.length < MAX_SCANNED_VARS) {
       names.push(name);
       this.varSlotNumbers.push(s);
@@ -865,15 +895,14 @@ class Planner {
       }
     }
     // Fuse a chain of plain selections `x.a.b.c` into one closure.
-    const fields = [field];
+    let n = 1;
     let base: Expr = e.operand;
     while (base.kind === "select" && !base.testOnly && !this.resolvedByName(base)) {
-      fields.push(base.field);
+      n++;
       base = base.operand;
     }
-    if (fields.length > 1) fields.reverse();
     const op = this.expr(base);
-    if (fields.length === 1) {
+    if (n === 1) {
       return (f) => {
         const o = op(f);
         if (o instanceof Map) {
@@ -883,9 +912,9 @@ class Planner {
         return selectField(o, field);
       };
     }
-    if (fields.length === 2) {
-      const f0 = fields[0]!;
-      const f1 = fields[1]!;
+    if (n === 2) {
+      const f0 = (e.operand as SelectExpr).field;
+      const f1 = field;
       return (f) => {
         const o = op(f);
         let v = o instanceof Map ? o.get(f0) : undefined;
@@ -894,6 +923,10 @@ class Planner {
         return w !== undefined ? w : selectField(v, f1);
       };
     }
+    // Outermost last.
+    const fields: string[] = [];
+    for (let x: Expr = e, i = 0; i < n; i++, x = (x as SelectExpr).operand) fields.push((x as SelectExpr).field);
+    fields.reverse();
     return (f) => {
       let v = op(f);
       for (let i = 0; i < fields.length; i++) {
@@ -1323,7 +1356,7 @@ class Planner {
       const arity = ins.kind === "call" && ins.args.length === 2 ? 2 : 3;
       if (
         call(ins, MAP_INSERT, arity) &&
-        !this.userOverloads(MAP_INSERT, ["@mapInsert_map_key_value", "@mapInsert_map_map"]) &&
+        !this.userOverloads(MAP_INSERT, STD_MAP_INSERT) &&
         isAccu(ins.args[0]!) &&
         (accuRefs === (c === undefined ? 2 : 3) ||
           (ins.args.slice(1).every((a) => !mentions(a, accu)) && (c === undefined || !mentions(c, accu))))
@@ -1416,7 +1449,7 @@ class Planner {
           });
         }
         case Op.not: {
-          if (e.args.length !== 1 || this.userOverloads(fn, ["logical_not"])) break;
+          if (e.args.length !== 1 || this.userOverloads(fn, STD_NOT)) break;
           const a = this.expr(e.args[0]!);
           return this.own(1, (f) => {
             const v = a(f);
@@ -1427,12 +1460,12 @@ class Planner {
         }
         case Op.equals:
         case Op.notEquals:
-          if (e.args.length === 2 && !this.userOverloads(fn, ["equals", "not_equals"])) {
+          if (e.args.length === 2 && !this.userOverloads(fn, STD_EQUALS)) {
             return this.tracking ? this.trackedEquality(e, defer) : this.equality(e);
           }
           break;
         case Op.index:
-          if (e.args.length === 2 && !this.userOverloads(fn, ["index_list", "index_map", "index_message", "optional_list_index_int", "optional_map_index_value"])) {
+          if (e.args.length === 2 && !this.userOverloads(fn, STD_INDEX)) {
             const a = this.expr(e.args[0]!);
             const b = this.branch(e.args[1]!);
             return this.own(this.qualifierCost(e.args[0]!), (f) => {
@@ -1461,7 +1494,7 @@ class Planner {
           }
           break;
         case Op.in:
-          if (e.args.length === 2 && !this.userOverloads(fn, ["in_list", "in_map", "in_message", "in"])) {
+          if (e.args.length === 2 && !this.userOverloads(fn, STD_IN)) {
             if (this.tracking) return this.trackedIn(e);
             const a = this.expr(e.args[0]!);
             const b = this.expr(e.args[1]!);
@@ -1537,7 +1570,6 @@ class Planner {
         return neg ? !r : r;
       };
     }
-    const intConst = (z: Expr): bigint | undefined => (z.kind === "const" && z.value.kind === "int" ? z.value.value : undefined);
     const iy = intConst(y0) ?? intConst(x0);
     if (iy !== undefined) {
       // An int constant: an int operand compares by value and costs 1.
@@ -1791,9 +1823,8 @@ class Planner {
 
   private equality(e: CallExpr): Ev {
     const neg = e.fn === Op.notEquals;
-    const [x, y] = e.args as [Expr, Expr];
-    const constOf = (z: Expr): CelValue | undefined =>
-      z.kind === "const" && (z.value.kind === "string" || z.value.kind === "bool") ? z.value.value : undefined;
+    const x = e.args[0]!;
+    const y = e.args[1]!;
     const cy = constOf(y);
     const cx = constOf(x);
     if (cy !== undefined || cx !== undefined) {
@@ -1814,7 +1845,6 @@ class Planner {
       }
       return neg ? (f) => other(f) !== c : (f) => other(f) === c;
     }
-    const intConst = (z: Expr): bigint | undefined => (z.kind === "const" && z.value.kind === "int" ? z.value.value : undefined);
     const iy = intConst(y) ?? intConst(x);
     if (iy !== undefined) {
       const constRight = intConst(y) !== undefined;
@@ -1895,20 +1925,32 @@ class Planner {
       member = false;
     } else {
       decl = member ? this.env.functions.get(e.fn) : this.lookupFunction(e.fn);
-      if (member) argExprs = [e.target!, ...e.args];
+      if (member) argExprs = e.args.length === 0 ? [e.target!] : e.args.length === 1 ? [e.target!, e.args[0]!] : [e.target!, ...e.args];
     }
     const name = decl?.name ?? e.fn;
     // Tracking: arguments of static cost are planned untracked and charged with the call.
     let pending = 0;
-    const args: Ev[] = [];
-    for (let i = 0; i < argExprs.length; i++) {
-      if (!this.tracking) {
-        args.push(this.expr(argExprs[i]!));
-        continue;
+    let args: Ev[];
+    const na = argExprs.length;
+    if (!this.tracking && na <= 2) {
+      // (Arrays made to measure: a push onto an empty one reserves 17 elements.)
+      if (na === 0) args = [];
+      else if (na === 1) args = [this.expr(argExprs[0]!)];
+      else {
+        const a0 = this.expr(argExprs[0]!);
+        args = [a0, this.expr(argExprs[1]!)];
       }
-      const p = this.staticPart(argExprs[i]!);
-      pending += p.pending;
-      args.push(p.ev);
+    } else {
+      args = [];
+      for (let i = 0; i < na; i++) {
+        if (!this.tracking) {
+          args.push(this.expr(argExprs[i]!));
+          continue;
+        }
+        const p = this.staticPart(argExprs[i]!);
+        pending += p.pending;
+        args.push(p.ev);
+      }
     }
     const arity = args.length;
     // With concrete argument types the checker's resolution is final; with dyn
@@ -2245,6 +2287,13 @@ class Planner {
 
 export const MAP_INSERT = "cel.@mapInsert";
 
+// The standard overloads of the operators the planner inlines (a literal array per call made garbage).
+const STD_MAP_INSERT: readonly string[] = ["@mapInsert_map_key_value", "@mapInsert_map_map"];
+const STD_NOT: readonly string[] = ["logical_not"];
+const STD_EQUALS: readonly string[] = ["equals", "not_equals"];
+const STD_INDEX: readonly string[] = ["index_list", "index_map", "index_message", "optional_list_index_int", "optional_map_index_value"];
+const STD_IN: readonly string[] = ["in_list", "in_map", "in_message", "in"];
+
 /** Inserts into a map being built by a comprehension; a key present already is an error (cel-go). */
 export function mapInsertInPlace(m: Map<CelMapKey, CelValue>, k: CelValue, v: CelValue): void {
   if (!isMapKey(k)) throw new CelEvalError("unsupported key type");
@@ -2284,6 +2333,15 @@ function mentions(e: Expr, name: string): boolean {
         mentions(e.result, name)
       );
   }
+}
+
+/** A string or bool constant's value. */
+function constOf(z: Expr): CelValue | undefined {
+  return z.kind === "const" && (z.value.kind === "string" || z.value.kind === "bool") ? z.value.value : undefined;
+}
+
+function intConst(z: Expr): bigint | undefined {
+  return z.kind === "const" && z.value.kind === "int" ? z.value.value : undefined;
 }
 
 /** cel-go's type conversion functions (`overloads.IsTypeConversionFunction`), folded on constants by `OptOptimize`. */
