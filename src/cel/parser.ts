@@ -287,9 +287,8 @@ class Parser implements MacroHelper {
       }
     }
     this.tokens = lex(source);
-    // About one node a token, and some to spare for macro expansions.
-    const n = this.tokens.count;
-    this.positions = new PositionMap(n + (n >> 1) + 4);
+    // Fewer nodes than tokens, less what macro expansions add.
+    this.positions = new PositionMap(this.tokens.count + 4);
     this.kinds = this.tokens.kinds;
     this.starts = this.tokens.starts;
     this.ends = this.tokens.ends;
@@ -542,8 +541,17 @@ class Parser implements MacroHelper {
     const first = this.parseAnd();
     if (this.kinds[this.p] !== Tok.LOGICAL_OR) return first;
     let h = this.h;
-    const terms: Expr[] = [first];
-    const ops: number[] = [];
+    const pos0 = this.starts[this.p++] as number;
+    const second = this.parseAnd();
+    if (this.h > h) h = this.h;
+    const id0 = this.newId(pos0);
+    if (this.kinds[this.p] !== Tok.LOGICAL_OR) {
+      // Two terms (the usual case): the one call balanced() would make, without its arrays.
+      this.h = h;
+      return { kind: "call", id: id0, fn: Op.logicalOr, args: [first, second] };
+    }
+    const terms: Expr[] = [first, second];
+    const ops: number[] = [id0];
     while (this.kinds[this.p] === Tok.LOGICAL_OR) {
       const pos = this.starts[this.p++] as number;
       terms.push(this.parseAnd());
@@ -558,8 +566,17 @@ class Parser implements MacroHelper {
     const first = this.parseBinary(1);
     if (this.kinds[this.p] !== Tok.LOGICAL_AND) return first;
     let h = this.h;
-    const terms: Expr[] = [first];
-    const ops: number[] = [];
+    const pos0 = this.starts[this.p++] as number;
+    const second = this.parseBinary(1);
+    if (this.h > h) h = this.h;
+    const id0 = this.newId(pos0);
+    if (this.kinds[this.p] !== Tok.LOGICAL_AND) {
+      // Two terms (the usual case): the one call balanced() would make, without its arrays.
+      this.h = h;
+      return { kind: "call", id: id0, fn: Op.logicalAnd, args: [first, second] };
+    }
+    const terms: Expr[] = [first, second];
+    const ops: number[] = [id0];
     while (this.kinds[this.p] === Tok.LOGICAL_AND) {
       const pos = this.starts[this.p++] as number;
       terms.push(this.parseBinary(1));
@@ -889,13 +906,24 @@ class Parser implements MacroHelper {
       }
     }
     this.pending++;
-    const args: Expr[] = [];
-    let h = 0;
-    for (;;) {
-      args.push(this.parseExpr());
-      if (this.h > h) h = this.h;
-      if (kinds[this.p] !== Tok.COMMA) break;
+    // (Arrays made to measure for one or two arguments: a push onto an empty array reserves 17 elements.)
+    let args: Expr[];
+    const a0 = this.parseExpr();
+    let h = this.h > 0 ? this.h : 0;
+    if (kinds[this.p] !== Tok.COMMA) args = [a0];
+    else {
       this.p++;
+      const a1 = this.parseExpr();
+      if (this.h > h) h = this.h;
+      if (kinds[this.p] !== Tok.COMMA) args = [a0, a1];
+      else {
+        args = [a0, a1];
+        while (kinds[this.p] === Tok.COMMA) {
+          this.p++;
+          args.push(this.parseExpr());
+          if (this.h > h) h = this.h;
+        }
+      }
     }
     this.expect(Tok.RPAREN);
     this.pending--;

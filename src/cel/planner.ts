@@ -341,6 +341,8 @@ class Planner {
   private varSlotNumbers: number[] = NO_SLOTS;
   private varSlots: Map<string, number> | undefined;
   nextSlot = FIRST_SLOT;
+  private readerSlot = -1;
+  private reader: Ev | undefined = undefined;
   private readonly scopes: Map<string, Local>[] = [];
   private readonly refs: CheckedExpr["referenceMap"] | undefined;
   private readonly types: CheckedExpr["typeMap"] | undefined;
@@ -790,7 +792,13 @@ class Planner {
         return () => v;
       }
     }
-    return readVar(this.slotOf(name), name);
+    const slot = this.slotOf(name);
+    // A variable read again reads through the same closure (one a plan, for the last variable read).
+    if (slot === this.readerSlot) return this.reader!;
+    const r = readVar(slot, name);
+    this.readerSlot = slot;
+    this.reader = r;
+    return r;
   }
 
   /**
@@ -923,10 +931,16 @@ class Planner {
         return w !== undefined ? w : selectField(v, f1);
       };
     }
-    // Outermost last.
-    const fields: string[] = [];
-    for (let x: Expr = e, i = 0; i < n; i++, x = (x as SelectExpr).operand) fields.push((x as SelectExpr).field);
-    fields.reverse();
+    // Outermost last (made to measure for three: a push onto an empty array reserves 17 elements).
+    let fields: string[];
+    const s1 = e.operand as SelectExpr;
+    const s2 = s1.operand as SelectExpr;
+    if (n === 3) fields = [s2.field, s1.field, field];
+    else {
+      fields = [];
+      for (let x: Expr = e, i = 0; i < n; i++, x = (x as SelectExpr).operand) fields.push((x as SelectExpr).field);
+      fields.reverse();
+    }
     return (f) => {
       let v = op(f);
       for (let i = 0; i < fields.length; i++) {
