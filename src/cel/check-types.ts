@@ -150,18 +150,38 @@ function isNullable(t: CelType): boolean {
  * checker can replay the bindings an overload resolution made.
  */
 export class Mapping {
-  /** Created on the first substitution (most expressions bind few type parameters, some none). */
+  /**
+   * Made once the journal holds more than {@link SCANNED_BINDINGS} entries; before that a
+   * variable's value is its last journal entry's (most expressions bind a few type parameters,
+   * and a Map costs more to make than a short scan).
+   */
   private map: Map<string, CelType> | undefined;
   /** The journal, three slots an entry: variable, previous value (or undefined), new value. */
   private readonly trail: (CelType | undefined)[] = [];
 
   find(t: CelType): CelType | undefined {
-    return t.kind === "typeParam" && this.map !== undefined ? this.map.get(t.name) : undefined;
+    if (t.kind !== "typeParam") return undefined;
+    const map = this.map;
+    if (map !== undefined) return map.get(t.name);
+    const trail = this.trail;
+    const name = t.name;
+    for (let i = trail.length - 3; i >= 0; i -= 3) if (trail[i]!.name === name) return trail[i + 2];
+    return undefined;
   }
 
   add(param: CelType, to: CelType): void {
-    const map = (this.map ??= new Map());
-    this.trail.push(param, map.get(param.name), to);
+    const trail = this.trail;
+    let map = this.map;
+    if (map === undefined && trail.length >= SCANNED_BINDINGS * 3) {
+      map = new Map();
+      for (let i = 0; i < trail.length; i += 3) map.set(trail[i]!.name, trail[i + 2]!);
+      this.map = map;
+    }
+    if (map === undefined) {
+      trail.push(param, this.find(param), to);
+      return;
+    }
+    trail.push(param, map.get(param.name), to);
     map.set(param.name, to);
   }
 
@@ -173,11 +193,13 @@ export class Mapping {
     const trail = this.trail;
     const end = mark * 3;
     if (trail.length === end) return;
-    const map = this.map!;
-    for (let i = trail.length - 3; i >= end; i -= 3) {
-      const prev = trail[i + 1];
-      if (prev === undefined) map.delete(trail[i]!.name);
-      else map.set(trail[i]!.name, prev);
+    const map = this.map;
+    if (map !== undefined) {
+      for (let i = trail.length - 3; i >= end; i -= 3) {
+        const prev = trail[i + 1];
+        if (prev === undefined) map.delete(trail[i]!.name);
+        else map.set(trail[i]!.name, prev);
+      }
     }
     // (pop, not `length = end`: a length store is a runtime call in optimized code.)
     while (trail.length > end) trail.pop();
@@ -194,9 +216,15 @@ export class Mapping {
   }
 
   get size(): number {
-    return this.map === undefined ? 0 : this.map.size;
+    if (this.map !== undefined) return this.map.size;
+    const names = new Set<string>();
+    for (let i = 0; i < this.trail.length; i += 3) names.add(this.trail[i]!.name);
+    return names.size;
   }
 }
+
+/** Journal entries scanned by {@link Mapping.find} before a Map is made. */
+const SCANNED_BINDINGS = 8;
 
 // ---------------------------------------------------------------------------
 // Fresh type variables and resolution templates

@@ -1158,9 +1158,6 @@ class Checker {
     const accuInit = this.check(e.accuInit);
     const rangeType = substitute(this.mapping, this.typeOf(iterRange.id), false);
     const accuType = this.typeOf(accuInit.id);
-    this.pushLocal(e.accuVar, accuType);
-    const locals = this.locals!;
-    const outer = locals.length;
 
     const twoVar = e.iterVar2 !== undefined && e.iterVar2 !== "";
     let varType: CelType;
@@ -1193,8 +1190,19 @@ class Checker {
         if (twoVar) var2Type = ERROR;
     }
 
-    // The loop scope: the iteration variables (the second one wins when they are the same).
-    this.pushLocal(e.iterVar, varType);
+    // The accumulator, then the loop scope: the iteration variables (the second one wins when they
+    // are the same). The first comprehension makes the locals array with both at once (a push onto
+    // an empty array reserves 20 elements).
+    let locals = this.locals;
+    let outer: number;
+    if (locals === undefined) {
+      locals = [e.accuVar, accuType, localReference(e.accuVar), e.iterVar, varType, localReference(e.iterVar)];
+      this.locals = locals;
+      outer = 3;
+    } else {
+      outer = locals.length + 3;
+      locals.push(e.accuVar, accuType, localReference(e.accuVar), e.iterVar, varType, localReference(e.iterVar));
+    }
     if (twoVar) this.pushLocal(e.iterVar2!, var2Type!);
     const loopCondition = this.check(e.loopCondition);
     this.assertType(loopCondition, BOOL);
@@ -1321,9 +1329,17 @@ class DenseMap<V> implements ReadonlyMap<number, V> {
   /** Type maps: replaces bound type parameters by their substitutions and free ones by dyn. */
   substituteAll(this: DenseMap<CelType>, m: Mapping): void {
     const a = this.items;
+    // Many ids share a type object (an accumulator's, for one): the last substitution is reused.
+    let lastIn: CelType | undefined;
+    let lastOut: CelType | undefined;
     for (let i = 0; i < a.length; i++) {
       const t = a[i];
-      if (t !== undefined && CelType.mayBeParametric(t)) a[i] = substitute(m, t, true);
+      if (t === undefined) continue;
+      if (t === lastIn) a[i] = lastOut;
+      else if (CelType.mayBeParametric(t)) {
+        lastIn = t;
+        a[i] = lastOut = substitute(m, t, true);
+      }
     }
   }
   forEach(cb: (value: V, key: number, map: ReadonlyMap<number, V>) => void, thisArg?: unknown): void {
