@@ -249,6 +249,17 @@ function cpLen(src: string, i: number): number {
 }
 
 /** Tokenizes `src`. The returned arrays are reused by the next call. */
+/** The errors of the text being lexed (module state like {@link wide}: no closure, no context per call). */
+let lexErrors: LexError[] | undefined;
+
+/** A token recognition error from `start`: ANTLR quotes the text through the failing character, then resumes after it. */
+function fail(src: string, len: number, start: number, failAt: number): number {
+  if (failAt < len && src.charCodeAt(failAt) >= 0xd800) wide = true;
+  const stop = failAt < len ? failAt + cpLen(src, failAt) : len;
+  (lexErrors ??= []).push({ offset: start, text: src.slice(start, stop) });
+  return stop;
+}
+
 export function lex(src: string): Tokens {
   const len = src.length;
   if (kindsBuf.length < len + 2) {
@@ -263,17 +274,9 @@ export function lex(src: string): Tokens {
   const ends = endsBuf;
   const hashes = hashesBuf;
   wide = false;
-  let errors: LexError[] | undefined;
+  lexErrors = undefined;
   let n = 0;
   let i = 0;
-
-  const fail = (start: number, failAt: number): number => {
-    // ANTLR quotes the text from the token start through the failing character, then resumes after it.
-    if (failAt < len && src.charCodeAt(failAt) >= 0xd800) wide = true;
-    const stop = failAt < len ? failAt + cpLen(src, failAt) : len;
-    (errors ??= []).push({ offset: start, text: src.slice(start, stop) });
-    return stop;
-  };
 
   while (i < len) {
     const c = src.charCodeAt(i);
@@ -375,7 +378,7 @@ export function lex(src: string): Tokens {
           // '
           const r = scanQuoted(src, i, false, len);
           if (r < 0) {
-            i = fail(start, ~r);
+            i = fail(src, len, start, ~r);
             continue;
           }
           kind = Tok.STRING;
@@ -398,7 +401,7 @@ export function lex(src: string): Tokens {
             kind = Tok.EQUALS;
             i += 2;
           } else {
-            i = fail(start, i + 1);
+            i = fail(src, len, start, i + 1);
             continue;
           }
           break;
@@ -434,7 +437,7 @@ export function lex(src: string): Tokens {
             kind = Tok.LOGICAL_AND;
             i += 2;
           } else {
-            i = fail(start, i + 1);
+            i = fail(src, len, start, i + 1);
             continue;
           }
           break;
@@ -443,7 +446,7 @@ export function lex(src: string): Tokens {
             kind = Tok.LOGICAL_OR;
             i += 2;
           } else {
-            i = fail(start, i + 1);
+            i = fail(src, len, start, i + 1);
             continue;
           }
           break;
@@ -474,7 +477,7 @@ export function lex(src: string): Tokens {
             kind = Tok.ESC_IDENTIFIER;
             i = j + 1;
           } else {
-            i = fail(start, j);
+            i = fail(src, len, start, j);
             continue;
           }
           break;
@@ -532,7 +535,7 @@ export function lex(src: string): Tokens {
           i++;
           break;
         default:
-          i = fail(start, i);
+          i = fail(src, len, start, i);
           continue;
       }
     }
@@ -545,6 +548,8 @@ export function lex(src: string): Tokens {
   starts[n] = len;
   ends[n] = len;
   n++;
+  const errors = lexErrors;
+  lexErrors = undefined;
   return { kinds, starts, ends, count: n, errors: errors ?? NO_ERRORS, mayHaveSurrogates: wide, hashes };
 }
 
