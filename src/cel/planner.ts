@@ -284,6 +284,40 @@ interface Local {
   readonly lazy?: Ev;
 }
 
+/**
+ * The locals a comprehension or block introduces: three in fields (a comprehension has two or
+ * three; a Map costs more to make), any more in a Map. A name set again replaces its local.
+ */
+class Scope {
+  private n0: string | undefined = undefined;
+  private l0: Local | undefined = undefined;
+  private n1: string | undefined = undefined;
+  private l1: Local | undefined = undefined;
+  private n2: string | undefined = undefined;
+  private l2: Local | undefined = undefined;
+  private more: Map<string, Local> | undefined = undefined;
+
+  get(name: string): Local | undefined {
+    if (name === this.n0) return this.l0;
+    if (name === this.n1) return this.l1;
+    if (name === this.n2) return this.l2;
+    return this.more?.get(name);
+  }
+
+  set(name: string, l: Local): void {
+    if (this.n0 === undefined || this.n0 === name) {
+      this.n0 = name;
+      this.l0 = l;
+    } else if (this.n1 === undefined || this.n1 === name) {
+      this.n1 = name;
+      this.l1 = l;
+    } else if (this.n2 === undefined || this.n2 === name) {
+      this.n2 = name;
+      this.l2 = l;
+    } else (this.more ??= new Map()).set(name, l);
+  }
+}
+
 /** cel-go's block function (`cel.block` macro, common-subexpression elimination). */
 const BLOCK = "cel.@block";
 
@@ -343,7 +377,7 @@ class Planner {
   nextSlot = FIRST_SLOT;
   private readerSlot = -1;
   private reader: Ev | undefined = undefined;
-  private readonly scopes: Map<string, Local>[] = [];
+  private readonly scopes: Scope[] = [];
   private readonly refs: CheckedExpr["referenceMap"] | undefined;
   private readonly types: CheckedExpr["typeMap"] | undefined;
   private readonly cache: EnvCache;
@@ -1091,7 +1125,7 @@ class Planner {
     const iter2Slot = e.iterVar2 !== undefined ? this.nextSlot++ : -1;
 
     // accuInit sees the enclosing scope only; the loop sees the iteration variables and the accumulator.
-    const scope = new Map<string, Local>();
+    const scope = new Scope();
     scope.set(e.iterVar, { slot: iterSlot, accu: false });
     if (e.iterVar2 !== undefined) scope.set(e.iterVar2, { slot: iter2Slot, accu: false });
     scope.set(e.accuVar, { slot: accuSlot, accu: true });
@@ -1660,7 +1694,7 @@ class Planner {
    * remembered and raised where the slot is read.
    */
   private block(inits: readonly Expr[], result: Expr): Ev {
-    const scope = new Map<string, Local>();
+    const scope = new Scope();
     this.scopes.push(scope);
     try {
       const slots: number[] = [];
