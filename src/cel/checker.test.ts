@@ -947,3 +947,23 @@ describe("checker: table of expressions (parsed)", () => {
     expect(got).toBe(want);
   });
 });
+
+describe("checker: qualified names in select chains (warm name trie)", () => {
+  it("resolves a dotted variable under a longer chain and a field chain on a plain variable, compile after compile", () => {
+    const env = new Env({ variables: { x: DYN, "a.b": mapType(STRING, mapType(STRING, INT)), "p.q.r": INT } });
+    for (let round = 0; round < 3; round++) {
+      const c = env.compile("a.b.c.d + p.q.r + x.y.z.w");
+      const refs: string[] = [];
+      c.referenceMap.forEach((r) => {
+        if (r.name !== undefined) refs.push(r.name);
+      });
+      expect(refs.sort()).toEqual(["a.b", "p.q.r", "x"]);
+      const out = env.program(c).eval({
+        "a.b": new Map([["c", new Map([["d", 1n]])]]),
+        "p.q.r": 2n,
+        x: new Map([["y", new Map([["z", new Map([["w", 3n]])]])]]),
+      });
+      expect(out).toBe(6n);
+    }
+  });
+});

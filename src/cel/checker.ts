@@ -495,8 +495,11 @@ class Checker {
       info.names.set(root, node);
       info.nameNodes++;
     }
+    // Whether every shorter name with a field on the way is known not to resolve (see `skipQualified`).
+    let prefixesNull = true;
     const fields = FIELDS;
     for (let i = fieldCount - 1; i >= 0; i--) {
+      if (i < fieldCount - 1) prefixesNull &&= node.resolved === null;
       const f = fields[i]!;
       let children: Map<string, NameNode> | undefined = node.children;
       if (children === undefined) {
@@ -511,8 +514,17 @@ class Checker {
       }
       node = next;
     }
+    this.prefixesNull = prefixesNull;
     return node;
   }
+
+  /** Set by {@link nameNode}: every proper prefix of the name it walked is known not to resolve. */
+  private prefixesNull = false;
+  /**
+   * A select whose chain is known not to be a qualified name: its operand chain's names are
+   * prefixes of a name that failed with every prefix known not to resolve, so the walk is skipped.
+   */
+  private skipQualified: Expr | undefined = undefined;
 
   /** The global that `root.fields…` names (memoized per environment). */
   private resolveGlobal(root: string, fieldCount: number): GlobalName | undefined {
@@ -613,7 +625,9 @@ class Checker {
 
   private checkSelect(e: SelectExpr): Expr {
     // First try to read the whole chain as a qualified name (a variable `a.b.c`, an enum constant).
-    if (!e.testOnly) {
+    if (e === this.skipQualified) {
+      this.skipQualified = e.operand.kind === "select" ? e.operand : undefined;
+    } else if (!e.testOnly) {
       const r = this.resolveQualified(e);
       if (r !== undefined) {
         this.typeMap.set(e.id, r.type);
@@ -643,7 +657,11 @@ class Checker {
     const rootScoped = first.charCodeAt(0) === 46;
     if (local !== undefined && !rootScoped) return undefined; // a field selection on a local
     const r = this.resolveGlobal(first, n);
-    if (r === undefined) return undefined;
+    if (r === undefined) {
+      // The operand chain's names are the shorter prefixes: when none resolves, its check skips the walk.
+      if (this.prefixesNull && n >= 2) this.skipQualified = e.operand;
+      return undefined;
+    }
     if (local === undefined) return r;
     const name = `.${r.name}`;
     return { name, type: r.type, value: r.value, reference: r.value === undefined ? { name } : { name, value: r.value } };
