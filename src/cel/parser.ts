@@ -97,6 +97,79 @@ function isReserved(name: string): boolean {
   }
 }
 
+/**
+ * The macro calls of a parse, by expansion id: in parallel arrays scanned from the newest (a parse
+ * expands a few macros; a Map costs more to make), in a Map once there are more than 8.
+ */
+class MacroCalls implements ReadonlyMap<number, Expr> {
+  private ids: number[] | undefined = undefined;
+  private calls: Expr[] | undefined = undefined;
+  private map: Map<number, Expr> | undefined = undefined;
+
+  set(id: number, call: Expr): void {
+    if (this.map !== undefined) {
+      this.map.set(id, call);
+      return;
+    }
+    const ids = this.ids;
+    if (ids === undefined) {
+      this.ids = [id];
+      this.calls = [call];
+      return;
+    }
+    const calls = this.calls!;
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] === id) {
+        calls[i] = call;
+        return;
+      }
+    }
+    if (ids.length < 8) {
+      ids.push(id);
+      calls.push(call);
+      return;
+    }
+    const m = new Map<number, Expr>();
+    for (let i = 0; i < ids.length; i++) m.set(ids[i]!, calls[i]!);
+    m.set(id, call);
+    this.map = m;
+    this.ids = this.calls = undefined;
+  }
+  get(id: number): Expr | undefined {
+    if (this.map !== undefined) return this.map.get(id);
+    const ids = this.ids;
+    if (ids === undefined) return undefined;
+    for (let i = ids.length - 1; i >= 0; i--) if (ids[i] === id) return this.calls![i];
+    return undefined;
+  }
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+  get size(): number {
+    return this.map !== undefined ? this.map.size : (this.ids?.length ?? 0);
+  }
+  forEach(cb: (value: Expr, key: number, map: ReadonlyMap<number, Expr>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
+  }
+  *entries(): MapIterator<[number, Expr]> {
+    if (this.map !== undefined) {
+      yield* this.map.entries();
+      return;
+    }
+    const ids = this.ids ?? [];
+    for (let i = 0; i < ids.length; i++) yield [ids[i]!, this.calls![i]!];
+  }
+  *keys(): MapIterator<number> {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values(): MapIterator<Expr> {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator](): MapIterator<[number, Expr]> {
+    return this.entries();
+  }
+}
+
 /** The macro calls of a parse that expanded none: shared, so it refuses changes. */
 class NoMacroCalls extends Map<number, Expr> {
   override set(): this {
@@ -235,7 +308,7 @@ class Parser implements MacroHelper {
   private lastAccuId = 0;
   private readonly positions: PositionMap;
   /** Made on the first expanded macro (most expressions have none); {@link NO_MACRO_CALLS} otherwise. */
-  private macroCalls: Map<number, Expr> | undefined;
+  private macroCalls: MacroCalls | undefined;
   private readonly issues: Issue[] = [];
   private readonly macros: MacroTable;
   private readonly optional: boolean;
@@ -1101,7 +1174,7 @@ class Parser implements MacroHelper {
             const at = this.positions.get(result.at.id) ?? pos;
             return this.semanticError(at, result.message);
           }
-          (this.macroCalls ??= new Map()).set(
+          (this.macroCalls ??= new MacroCalls()).set(
             result.id,
             target === undefined ? { kind: "call", id: 0, fn, args } : { kind: "call", id: 0, fn, target, args },
           );
