@@ -48,7 +48,8 @@ import { invocationKey, type ReinvocationState } from "./reinvocation.js";
 import { applyConfiguration } from "./ssa/apply.js";
 import type { InvocationTrace, MatchConditionTrace, MutationTrace } from "./trace.js";
 import { normalizeTyped, pruneUnknownFields, strictTypedDecode } from "./typed-decode.js";
-import { CostedVariables } from "./variables.js";
+import { costedVariables } from "./variables.js";
+import type { LazyVariables } from "../cel/k8s/environment.js";
 import type { CompilablePolicy } from "./compile.js";
 
 /** Sets defaults on an object after each mutation (the apiserver's scheme / CRD defaulter). Returns the defaulted object. */
@@ -146,7 +147,7 @@ export function admissionRequestValue(req: AdmissionRequest, resource: GroupVers
 /** Runs one expression as `evaluationActivation.Evaluate` does; returns the value or the error text. */
 function evaluate(
   c: CompiledExpression,
-  vars: CostedVariables,
+  vars: LazyVariables,
   remaining: number,
   compileErrorPrefix: string,
 ): { value: CelValue; remaining: number; cost: number } | { error: string; remaining: number; cost: number; outOfBudget?: true } {
@@ -229,7 +230,7 @@ function celView(kindInfo: (o: JsonObject) => KindInfo, memo: RequestMemo): (o: 
   };
 }
 
-function newVariables(compiled: CompiledPolicy, b: Bindings, object: JsonObject | null = b.object): CostedVariables {
+function newVariables(compiled: CompiledPolicy, b: Bindings, object: JsonObject | null = b.object): LazyVariables {
   const cache = b.memo.cel;
   const authz = b.authz;
   const hasParams = compiled.hasParams;
@@ -239,7 +240,7 @@ function newVariables(compiled: CompiledPolicy, b: Bindings, object: JsonObject 
   let req: CelValue | undefined;
   let ns: CelValue | undefined;
   let params: CelValue | undefined;
-  return new CostedVariables(compiled.variables, (name) => {
+  return costedVariables(compiled.variables, (name) => {
     switch (name) {
       case "object":
         return (o ??= b.view(object));

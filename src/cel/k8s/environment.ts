@@ -349,16 +349,32 @@ export function compileVariables(
  * use, at most once, with the same bindings as the expression that reads it. Failures read as
  * `composited variable "<name>" fails to compile: …` / `… fails to evaluate: …`.
  * Build a new one per evaluation (per mutation, per match-condition batch), as Kubernetes does.
+ *
+ * With `costLimit`, cost is accounted as the apiserver's composition context does it
+ * (`pkg/admission/plugin/cel/composition.go`): each variable's program runs with that per-call
+ * limit, and its actual cost (also when it failed) accumulates until {@link takeCost}
+ * (`GetAndResetCost`), which the caller charges against its own budget.
  */
 export class LazyVariables extends CelObject {
   readonly celType = VARIABLES_TYPE;
   private readonly byName: ReadonlyMap<string, CompiledVariable>;
-  private readonly results = new Map<string, { value: CelValue } | { error: CelEvalError }>();
-  private readonly activation: Activation;
+  private results: Map<string, { value: CelValue } | { error: CelEvalError }> | undefined;
+  private readonly costLimit: number | undefined;
+  /** Cost of the variables evaluated since the last {@link takeCost} (with `costLimit` only). */
+  private accumulated = 0;
+  /** The bindings to evaluate an expression with: the given ones plus `variables` (this). */
+  readonly activation: Activation;
 
-  constructor(variables: readonly CompiledVariable[], bindings: Readonly<Record<string, CelValue>> | Activation) {
+  constructor(
+    variables: readonly CompiledVariable[],
+    bindings: Readonly<Record<string, CelValue>> | Activation,
+    options: { readonly costLimit?: number } = {},
+  ) {
     super();
-    this.byName = new Map(variables.map((v) => [v.name, v]));
+    let byName = variableIndexes.get(variables);
+    if (byName === undefined) variableIndexes.set(variables, (byName = new Map(variables.map((v) => [v.name, v]))));
+    this.byName = byName;
+    this.costLimit = options.costLimit;
     const resolve =
       typeof (bindings as Activation).resolve === "function"
         ? (bindings as Activation).resolve.bind(bindings)
@@ -372,9 +388,17 @@ export class LazyVariables extends CelObject {
     return this.activation;
   }
 
+  /** `GetAndResetCost`: the cost of the variables evaluated since the last call (0 without `costLimit`). */
+  takeCost(): number {
+    const c = this.accumulated;
+    this.accumulated = 0;
+    return c;
+  }
+
   override getField(name: string): CelValue | undefined {
     const v = this.byName.get(name);
     if (v === undefined) return undefined;
+    this.results ??= new Map();
     let r = this.results.get(name);
     if (r === undefined) {
       r = this.evaluate(v);
@@ -397,10 +421,17 @@ export class LazyVariables extends CelObject {
   private evaluate(v: CompiledVariable): { value: CelValue } | { error: CelEvalError } {
     if (!v.ok) return { error: new CelEvalError(`composited variable "${v.name}" fails to compile: ${v.detail}`) };
     try {
-      return { value: v.program.eval(this.activation) };
+      if (this.costLimit === undefined) return { value: v.program.eval(this.activation) };
+      const r = v.program.evalWithCost(this.activation, { costLimit: this.costLimit });
+      this.accumulated += r.cost;
+      return { value: r.value };
     } catch (e) {
+      if (this.costLimit !== undefined) this.accumulated += v.program.lastCost ?? 0;
       if (e instanceof CelEvalError) return { error: new CelEvalError(`composited variable "${v.name}" fails to evaluate: ${e.message}`) };
       throw e;
     }
   }
 }
+
+/** Variables by name, per compiled variable list (a `LazyVariables` is made per evaluation). */
+const variableIndexes = new WeakMap<readonly CompiledVariable[], ReadonlyMap<string, CompiledVariable>>();
