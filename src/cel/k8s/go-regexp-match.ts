@@ -45,6 +45,21 @@ interface Prog {
   readonly start: number;
 }
 
+/** Whether a thread at `inst` consumes the rune `r` (-1 at the end of the text); false for non-rune instructions. */
+export function consumesRune(inst: Inst, r: number): boolean {
+  switch (inst.op) {
+    case RUNE:
+    case RUNE1:
+      return r >= 0 && inst.matchRune(r);
+    case RUNE_ANY:
+      return r >= 0;
+    case RUNE_ANY_NOT_NL:
+      return r >= 0 && r !== 0x0a;
+    default:
+      return false;
+  }
+}
+
 /** The compiled instruction program behind an RE2JS pattern. */
 export function progOf(re: RE2JS): Prog {
   return (re as unknown as { re2Input: { prog: Prog } }).re2Input.prog;
@@ -182,25 +197,13 @@ export function matchAt(re: RE2JS, s: string, from: number): [number, number] | 
       const start = runq.starts[j]!;
       if (start < 0) continue;
       const inst = insts[runq.pcs[j]!]!;
-      let advance = false;
-      switch (inst.op) {
-        case MATCH:
-          matched = [start, pos];
-          // First-match mode: lower-priority threads are cut off.
-          j = runq.n;
-          continue;
-        case RUNE:
-        case RUNE1:
-          advance = r >= 0 && inst.matchRune(r);
-          break;
-        case RUNE_ANY:
-          advance = r >= 0;
-          break;
-        case RUNE_ANY_NOT_NL:
-          advance = r >= 0 && r !== 0x0a;
-          break;
+      if (inst.op === MATCH) {
+        matched = [start, pos];
+        // First-match mode: lower-priority threads are cut off.
+        j = runq.n;
+        continue;
       }
-      if (advance) add(nextq, inst.out, start, nextCond);
+      if (consumesRune(inst, r)) add(nextq, inst.out, start, nextCond);
     }
     runq.clear();
     if (width === 0) break;

@@ -41,6 +41,7 @@ import {
   RUNE1,
   RUNE_ANY,
   RUNE_ANY_NOT_NL,
+  consumesRune,
   emptyContext,
   progOf,
   runeAt,
@@ -113,25 +114,12 @@ export function submatchAt(re: RE2JS, s: string, from: number): number[] | undef
     const nextCond = emptyContext(r, r1);
     for (const t of runq) {
       const inst = insts[t.pc]!;
-      let advance = false;
-      switch (inst.op) {
-        case MATCH:
-          matched = t.caps!.slice();
-          matched[1] = pos;
-          break;
-        case RUNE:
-        case RUNE1:
-          advance = r >= 0 && inst.matchRune(r);
-          break;
-        case RUNE_ANY:
-          advance = r >= 0;
-          break;
-        case RUNE_ANY_NOT_NL:
-          advance = r >= 0 && r !== 0x0a;
-          break;
+      if (inst.op === MATCH) {
+        matched = t.caps!.slice();
+        matched[1] = pos;
+        break; // lower-priority threads are cut off
       }
-      if (inst.op === MATCH) break; // lower-priority threads are cut off
-      if (advance) add(nextq, nextSeen, inst.out, nextPos, t.caps!, nextCond);
+      if (consumesRune(inst, r)) add(nextq, nextSeen, inst.out, nextPos, t.caps!, nextCond);
     }
     runq = [];
     seen = new Set();
