@@ -354,20 +354,8 @@ function patchOne(
   return { ok: true, object: pruneUnknownFields(doc, schema, schemas), cost: r.cost };
 }
 
-/** A mutation's trace whose `diff` is computed when first read (most traces are never shown). */
-function appliedTrace(
-  index: number,
-  patchType: MutationTrace["patchType"],
-  outcome: MutationTrace["outcome"],
-  cost: number,
-  from: JsonObject,
-  to: JsonObject,
-  seconds: number,
-): MutationTrace {
-  return new AppliedMutationTrace(index, patchType, outcome, cost, from, to, seconds);
-}
-
 /**
+ * A mutation's trace whose `diff` is computed when first read (most traces are never shown).
  * A class rather than an object literal with a getter: V8 builds literals with accessors slowly, and
  * one is made per mutation. `diff` is a prototype getter, so `toJSON` lists it for serialisation;
  * object spreads and own-key walks do not see it (read `diff` directly).
@@ -617,7 +605,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
         continue;
       }
       const next = input.defaulter !== undefined ? input.defaulter(r.object, gvk) : r.object;
-      mutTraces.push(appliedTrace(i, patchType, r.testFailed === true ? "test-failed" : "applied", r.cost, object, next, (performance.now() - started) / 1000));
+      mutTraces.push(new AppliedMutationTrace(i, patchType, r.testFailed === true ? "test-failed" : "applied", r.cost, object, next, (performance.now() - started) / 1000));
       object = next;
       dirty = true;
     }
