@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
@@ -300,5 +301,69 @@ describe("format (versions 1-3, Kubernetes)", () => {
   it("is the formatter of versions 1-3", () => {
     expect(impl(stringsLibrary(2), "string_format")("%s", [[1.5]])).toBe("[1.500000]");
     expect(impl(stringsLibrary(4), "string_format")("%s", [[1.5]])).toBe("[1.5]");
+  });
+});
+
+describe("rune indices: the UTF-16 fast path agrees with Go's []rune semantics", () => {
+  // The reference: Go's rune-slice definitions written directly over Array.from.
+  const runesOf = (s: string) => Array.from(s);
+  const refIndexOf = (s: string, sub: string, off: number): bigint | string => {
+    if (sub === "") return BigInt(off);
+    if (off < 0) return `index out of range: ${off}`;
+    const r = runesOf(s);
+    const q = runesOf(sub);
+    if (off >= r.length) return -1n;
+    for (let i = off; i + q.length <= r.length; i++) if (q.every((c, j) => r[i + j] === c)) return BigInt(i);
+    return -1n;
+  };
+  const refLastIndexOf = (s: string, sub: string, off: number): bigint | string => {
+    if (sub === "") return BigInt(off);
+    if (off < 0) return `index out of range: ${off}`;
+    const r = runesOf(s);
+    const q = runesOf(sub);
+    if (off >= r.length) return -1n;
+    for (let i = Math.min(off, r.length - q.length); i >= 0; i--) if (q.every((c, j) => r[i + j] === c)) return BigInt(i);
+    return -1n;
+  };
+  const refSubstring = (s: string, a: number, b: number): string => {
+    const r = runesOf(s);
+    if (a > b) return `invalid substring range. start: ${a}, end: ${b}`;
+    if (a < 0 || a > r.length) return `index out of range: ${a}`;
+    if (b < 0 || b > r.length) return `index out of range: ${b}`;
+    return r.slice(a, b).join("");
+  };
+  const run = (f: () => unknown) => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof CelEvalError) return e.message;
+      throw e;
+    }
+  };
+  // Mostly ASCII, sometimes astral characters (surrogate pairs) and lone surrogates.
+  const ch = fc.oneof(fc.constantFrom("a", "b", "/", ":", "."), fc.constantFrom("é", "😀", "\uD800", "\uDC00"));
+  const str = fc.array(ch, { maxLength: 8 }).map((a) => a.join(""));
+  const off = fc.integer({ min: -2, max: 10 });
+
+  it.each([
+    ["string_index_of_string_int", refIndexOf],
+    ["string_last_index_of_string_int", refLastIndexOf],
+  ] as const)("%s", (id, ref) => {
+    fc.assert(
+      fc.property(str, str, off, (s, sub, o) => {
+        expect(run(() => call(id, s, sub, BigInt(o)))).toEqual(ref(s, sub, o));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  it("substring, charAt", () => {
+    fc.assert(
+      fc.property(str, off, off, (s, a, b) => {
+        expect(run(() => call("string_substring_int_int", s, BigInt(a), BigInt(b)))).toEqual(refSubstring(s, a, b));
+        const r = runesOf(s);
+        expect(run(() => call("string_char_at_int", s, BigInt(a)))).toEqual(a < 0 || a > r.length ? `index out of range: ${a}` : (r[a] ?? ""));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

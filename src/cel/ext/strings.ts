@@ -32,6 +32,15 @@ function runes(s: string): string[] {
   return Array.from(s);
 }
 
+/**
+ * A string without UTF-16 surrogates: its code points are its code units, so rune indices are
+ * JavaScript string indices (the common case; the rune-array paths below are for the rest).
+ */
+const SURROGATE = /[\uD800-\uDFFF]/;
+function unitsAreRunes(s: string): boolean {
+  return !SURROGATE.test(s);
+}
+
 function runeCount(s: string): number {
   if (ASCII.test(s)) return s.length;
   let n = 0;
@@ -44,6 +53,10 @@ function outOfRange(i: bigint | number): CelEvalError {
 }
 
 export function charAt(s: string, i: bigint): string {
+  if (unitsAreRunes(s)) {
+    if (i < 0n || i > BigInt(s.length)) throw outOfRange(i);
+    return i === BigInt(s.length) ? "" : s[Number(i)]!;
+  }
   const r = runes(s);
   if (i < 0n || i > BigInt(r.length)) throw outOfRange(i);
   return i === BigInt(r.length) ? "" : r[Number(i)]!;
@@ -57,6 +70,10 @@ function matchAt(r: readonly string[], sub: readonly string[], i: number): boole
 export function indexOf(s: string, sub: string, offset = 0n): bigint {
   if (sub === "") return offset;
   if (offset < 0n) throw outOfRange(offset);
+  if (unitsAreRunes(s) && unitsAreRunes(sub)) {
+    if (offset >= BigInt(s.length)) return -1n;
+    return BigInt(s.indexOf(sub, Number(offset)));
+  }
   const r = runes(s);
   if (offset >= BigInt(r.length)) return -1n;
   const subr = runes(sub);
@@ -72,6 +89,11 @@ export function lastIndexOf(s: string, sub: string, offset?: bigint): bigint {
   }
   if (sub === "") return offset;
   if (offset < 0n) throw outOfRange(offset);
+  if (unitsAreRunes(s) && unitsAreRunes(sub)) {
+    if (offset >= BigInt(s.length)) return -1n;
+    const off = Math.min(Number(offset), s.length - sub.length);
+    return off < 0 ? -1n : BigInt(s.lastIndexOf(sub, off));
+  }
   const r = runes(s);
   if (offset >= BigInt(r.length)) return -1n;
   const subr = runes(sub);
@@ -140,6 +162,17 @@ export function split(s: string, sep: string, n = -1n): string[] {
 }
 
 export function substring(s: string, start: bigint, end?: bigint): string {
+  if (unitsAreRunes(s)) {
+    const n = BigInt(s.length);
+    if (end === undefined) {
+      if (start < 0n || start > n) throw outOfRange(start);
+      return s.slice(Number(start));
+    }
+    if (start > end) throw new CelEvalError(`invalid substring range. start: ${start}, end: ${end}`);
+    if (start < 0n || start > n) throw outOfRange(start);
+    if (end < 0n || end > n) throw outOfRange(end);
+    return s.slice(Number(start), Number(end));
+  }
   const r = runes(s);
   const len = BigInt(r.length);
   if (end === undefined) {

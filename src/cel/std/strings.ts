@@ -28,6 +28,7 @@ export function compileRegex(pattern: string): RE2JS {
     throw new CelEvalError(msg.startsWith("error parsing regexp") ? msg : `error parsing regexp: ${msg}`);
   }
   anchorAtStart(re, pattern);
+  rememberAnswers(re);
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(pattern, re);
   return re;
@@ -56,7 +57,34 @@ function anchorAtStart(re: RE2JS, pattern: string): void {
   } catch {
     return;
   }
-  Object.defineProperty(re, "test", { value: (s: string): boolean => prefix.testExact(s) });
+  Object.defineProperty(re, "test", { value: (s: string): boolean => prefix.testExact(s), configurable: true });
+}
+
+/** Texts whose answers a pattern remembers (a table is emptied when full). */
+const ANSWERS_PER_PATTERN = 256;
+/** Only short texts are remembered: long ones rarely repeat, and would pin memory. */
+const ANSWER_TEXT_LIMIT = 256;
+
+/**
+ * `test` of `re` remembers its answers by text. Admission evaluates the same few patterns on the
+ * same texts over and over (an image reference in every pass of every mutator that reads it), and
+ * a DFA run costs several times a Map lookup. The answers are RE2's by construction.
+ */
+function rememberAnswers(re: RE2JS): void {
+  const test = re.test.bind(re);
+  const answers = new Map<string, boolean>();
+  Object.defineProperty(re, "test", {
+    value: (s: string): boolean => {
+      const hit = answers.get(s);
+      if (hit !== undefined) return hit;
+      const r = test(s);
+      if (s.length <= ANSWER_TEXT_LIMIT) {
+        if (answers.size >= ANSWERS_PER_PATTERN) answers.clear();
+        answers.set(s, r);
+      }
+      return r;
+    },
+  });
 }
 
 export const STRING_FUNCTIONS: readonly FunctionDecl[] = [
