@@ -71,7 +71,10 @@ function prepare(t: TranslateResult) {
   return p;
 }
 
+// Shared by every run on a built-in kind: the registry's resolution caches (and the pipeline's
+// per-registry ones) then stay warm across calls instead of being rebuilt per object.
 const builtinCatalog = ResourceCatalog.builtin();
+const builtinSchemas = SchemaRegistry.builtin();
 
 function isObj(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -87,7 +90,7 @@ export function runTranslated(t: TranslateResult, object: unknown, opts: RunOpti
   const slash = apiVersion.indexOf("/");
   const gvk = { group: slash < 0 ? "" : apiVersion.slice(0, slash), version: slash < 0 ? apiVersion : apiVersion.slice(slash + 1), kind };
   let catalog = builtinCatalog;
-  let schemas = SchemaRegistry.builtin();
+  let schemas = builtinSchemas;
   const md = isObj(object.metadata) ? object.metadata : {};
   const objNs = typeof md.namespace === "string" ? md.namespace : "";
   if (catalog.resourceForKind(gvk) === undefined || schemas.forKind(apiVersion, kind) === undefined) {
