@@ -207,7 +207,7 @@ interface FunctionInfo {
    * level per argument, one tree per (arity, receiver style); at most
    * {@link MAX_RESOLUTIONS} in all.
    */
-  byAtoms: (Map<CelType, unknown> | Resolution | undefined)[];
+  byAtoms: (AtomLevel | Resolution | undefined)[];
   atomCount: number;
   /** Resolutions by the structural key of (receiver style, argument types) where there are no atoms. */
   readonly resolutions: Map<string, Resolution>;
@@ -859,7 +859,7 @@ class Checker {
         atomsOk = false;
         break;
       }
-      if (node !== undefined) node = (node as Map<CelType, Map<CelType, unknown> | Resolution>).get(a);
+      if (node !== undefined) node = (node as AtomLevel).get(a);
     }
     let atoms: CelType[] | undefined;
     let key: string | undefined;
@@ -1285,21 +1285,74 @@ function storeAtoms(fi: FunctionInfo, isMember: boolean, atoms: readonly CelType
     fi.byAtoms[root] = r;
     return;
   }
-  let node = fi.byAtoms[root] as Map<CelType, unknown> | undefined;
+  let node = fi.byAtoms[root] as AtomLevel | undefined;
   if (node === undefined) {
-    node = new Map();
+    node = new AtomLevel();
     fi.byAtoms[root] = node;
   }
   for (let i = 0; i < atoms.length - 1; i++) {
-    let next = node.get(atoms[i]!) as Map<CelType, unknown> | undefined;
+    let next = node.get(atoms[i]!) as AtomLevel | undefined;
     if (next === undefined) {
-      next = new Map();
+      next = new AtomLevel();
       node.set(atoms[i]!, next);
     }
     node = next;
   }
   node.set(atoms[atoms.length - 1]!, r);
 }
+
+/**
+ * One level of a function's resolution tree: type atom → the next level (a resolution at the
+ * last). Atoms are canonical objects, so a level holds few and is scanned by identity (cheaper
+ * than a Map lookup), in a Map once it holds more than {@link ATOM_SCAN}.
+ */
+class AtomLevel {
+  private keys: CelType[] | undefined = undefined;
+  private values: (AtomLevel | Resolution)[] | undefined = undefined;
+  private map: Map<CelType, AtomLevel | Resolution> | undefined = undefined;
+
+  get(k: CelType): AtomLevel | Resolution | undefined {
+    const keys = this.keys;
+    if (keys !== undefined) {
+      for (let i = 0; i < keys.length; i++) if (keys[i] === k) return this.values![i];
+      return undefined;
+    }
+    return this.map?.get(k);
+  }
+
+  set(k: CelType, v: AtomLevel | Resolution): void {
+    const map = this.map;
+    if (map !== undefined) {
+      map.set(k, v);
+      return;
+    }
+    const keys = this.keys;
+    if (keys === undefined) {
+      this.keys = [k];
+      this.values = [v];
+      return;
+    }
+    const values = this.values!;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] === k) {
+        values[i] = v;
+        return;
+      }
+    }
+    if (keys.length < ATOM_SCAN) {
+      keys.push(k);
+      values.push(v);
+      return;
+    }
+    const m = new Map<CelType, AtomLevel | Resolution>();
+    for (let i = 0; i < keys.length; i++) m.set(keys[i]!, values[i]!);
+    m.set(k, v);
+    this.map = m;
+    this.keys = this.values = undefined;
+  }
+}
+
+const ATOM_SCAN = 8;
 
 const OPT_SELECT_REFERENCE: Reference = Object.freeze({ overloadIds: Object.freeze(["select_optional_field"]) });
 

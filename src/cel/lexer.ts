@@ -281,13 +281,13 @@ export function lex(src: string): Tokens {
   while (i < len) {
     const c = src.charCodeAt(i);
     // Whitespace: \t \n \f \r and space (not \v).
-    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12) {
+    if (c <= 32 && (c === 32 || c === 10 || c === 9 || c === 13 || c === 12)) {
       i++;
       continue;
     }
     const start = i;
     let kind: Tok;
-    if (isLetter(c) || c === 95) {
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) {
       // String and bytes prefixes: r"", b"", br"", rb is not a prefix.
       if (c === 114 || c === 82 || c === 98 || c === 66) {
         let p = i + 1;
@@ -318,10 +318,14 @@ export function lex(src: string): Tokens {
       }
       let j = i + 1;
       let h = c;
-      for (; j < len; j++) {
+      while (j < len) {
         const d = src.charCodeAt(j);
-        if (!isIdentPart(d)) break;
+        // [a-z], else [A-Z0-9_] (ASCII: a unit above 'z' is never part of a name).
+        if (d >= 97) {
+          if (d > 122) break;
+        } else if (!((d >= 65 && d <= 90) || (d >= 48 && d <= 57) || d === 95)) break;
         h = (Math.imul(h, 31) + d) | 0;
+        j++;
       }
       hashes[n] = h;
       kind = Tok.IDENTIFIER;
@@ -335,7 +339,7 @@ export function lex(src: string): Tokens {
         if (c === 102 && src.startsWith("false", i)) kind = Tok.FALSE;
       }
       i = j;
-    } else if (isDigit(c)) {
+    } else if (c >= 48 && c <= 57) {
       let j = i + 1;
       if (c === 48 && j + 1 < len && src.charCodeAt(j) === 120 && isHex(src.charCodeAt(j + 1))) {
         j += 2;

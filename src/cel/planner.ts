@@ -340,7 +340,8 @@ const NO_OVERLOADS: OverloadEntry = { overloads: [], candidates: undefined, byId
 interface EnvCache {
   /** By declaration, then by `arity * 2 + (receiver style ? 1 : 0)`. */
   readonly overloads: Map<FunctionDecl, (OverloadEntry | undefined)[]>;
-  readonly userOverloads: Map<string, boolean>;
+  /** By operator ({@link U_MAP_INSERT} …): 0 not known yet, 1 standard overloads only, 2 a library adds its own. */
+  readonly userOverloads: Uint8Array;
   readonly staticIdents: Map<string, { value: CelValue } | null>;
 }
 const ENV_CACHES = new WeakMap<Env, EnvCache>();
@@ -350,13 +351,22 @@ function envCache(env: Env): EnvCache {
   if (LAST_CACHE.env === env) return LAST_CACHE.cache!;
   let c = ENV_CACHES.get(env);
   if (c === undefined) {
-    c = { overloads: new Map(), userOverloads: new Map(), staticIdents: new Map() };
+    c = { overloads: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map() };
     ENV_CACHES.set(env, c);
   }
   LAST_CACHE.env = env;
   LAST_CACHE.cache = c;
   return c;
 }
+
+/** The operators whose standard overloads the planner inlines, as indices of `EnvCache.userOverloads`. */
+const U_MAP_INSERT = 0;
+const U_NOT = 1;
+const U_EQUALS = 2;
+const U_NOT_EQUALS = 3;
+const U_INDEX = 4;
+const U_IN = 5;
+const U_COUNT = 6;
 
 /** Variables of a plan found by a scan of their names, before a Map is made (see `Planner.varNames`). */
 const MAX_SCANNED_VARS = 8;
@@ -1404,7 +1414,7 @@ class Planner {
       const arity = ins.kind === "call" && ins.args.length === 2 ? 2 : 3;
       if (
         call(ins, MAP_INSERT, arity) &&
-        !this.userOverloads(MAP_INSERT, STD_MAP_INSERT) &&
+        !this.userOverloads(U_MAP_INSERT, MAP_INSERT, STD_MAP_INSERT) &&
         isAccu(ins.args[0]!) &&
         (accuRefs === (c === undefined ? 2 : 3) ||
           (ins.args.slice(1).every((a) => !mentions(a, accu)) && (c === undefined || !mentions(c, accu))))
@@ -1497,7 +1507,7 @@ class Planner {
           });
         }
         case Op.not: {
-          if (e.args.length !== 1 || this.userOverloads(fn, STD_NOT)) break;
+          if (e.args.length !== 1 || this.userOverloads(U_NOT, fn, STD_NOT)) break;
           const a = this.expr(e.args[0]!);
           return this.own(1, (f) => {
             const v = a(f);
@@ -1508,12 +1518,12 @@ class Planner {
         }
         case Op.equals:
         case Op.notEquals:
-          if (e.args.length === 2 && !this.userOverloads(fn, STD_EQUALS)) {
+          if (e.args.length === 2 && !this.userOverloads(fn === Op.equals ? U_EQUALS : U_NOT_EQUALS, fn, STD_EQUALS)) {
             return this.tracking ? this.trackedEquality(e, defer) : this.equality(e);
           }
           break;
         case Op.index:
-          if (e.args.length === 2 && !this.userOverloads(fn, STD_INDEX)) {
+          if (e.args.length === 2 && !this.userOverloads(U_INDEX, fn, STD_INDEX)) {
             const a = this.expr(e.args[0]!);
             const b = this.branch(e.args[1]!);
             return this.own(this.qualifierCost(e.args[0]!), (f) => {
@@ -1542,7 +1552,7 @@ class Planner {
           }
           break;
         case Op.in:
-          if (e.args.length === 2 && !this.userOverloads(fn, STD_IN)) {
+          if (e.args.length === 2 && !this.userOverloads(U_IN, fn, STD_IN)) {
             if (this.tracking) return this.trackedIn(e);
             const a = this.expr(e.args[0]!);
             const b = this.expr(e.args[1]!);
@@ -1717,14 +1727,15 @@ class Planner {
   }
 
   /** Whether a library declares overloads of an operator beyond the standard ones (then dispatch normally). */
-  private userOverloads(fn: string, standard: readonly string[]): boolean {
-    let r = this.cache.userOverloads.get(fn);
-    if (r === undefined) {
+  private userOverloads(slot: number, fn: string, standard: readonly string[]): boolean {
+    const known = this.cache.userOverloads;
+    let r = known[slot]!;
+    if (r === 0) {
       const decl = this.env.functions.get(fn);
-      r = decl !== undefined && decl.overloads.some((o) => !standard.includes(o.id) && o.impl !== undefined);
-      this.cache.userOverloads.set(fn, r);
+      r = decl !== undefined && decl.overloads.some((o) => !standard.includes(o.id) && o.impl !== undefined) ? 2 : 1;
+      known[slot] = r;
     }
-    return r;
+    return r === 2;
   }
 
   private logical(e: CallExpr, isOr: boolean): Ev {
