@@ -390,7 +390,8 @@ export function scenario(k: KindSpec): fc.Arbitrary<{ kind: string; docs: Obj[] 
 export const namespaceObj = fc.record({ tier: fc.constantFrom("prod", "dev") }).map((l) => l);
 
 /** What the reference did on the pairs compared so far (to see that the test exercises something). */
-export const stats = { changed: 0, errors: 0, unchanged: 0 };
+/** Outcomes of the comparisons so far; `fast`: pairs where a group's fast path (`fast.ts`) ran. */
+export const stats = { changed: 0, errors: 0, unchanged: 0, fast: 0 };
 
 /** Reference vs translated on one object; undefined when they agree, else a description. */
 export function compareOne(s: Scenario, object: Obj, operation: "CREATE" | "UPDATE", nsLabels: Obj): string | undefined {
@@ -402,6 +403,7 @@ export function compareOne(s: Scenario, object: Obj, operation: "CREATE" | "UPDA
   if (ref.error !== undefined) stats.errors++;
   else if (ref.changed) stats.changed++;
   else stats.unchanged++;
+  if (got.ran?.some((p) => p.endsWith("-fast")) === true) stats.fast++;
   if (ref.error !== undefined) return got.allowed ? `Gatekeeper: error ${ref.error}; MAP admitted ${JSON.stringify(normalizeResult(got.object, object))}` : undefined;
   if (!got.allowed) return `Gatekeeper: ${JSON.stringify(ref.object)}; MAP denied: ${got.message ?? ""}`;
   const a = normalizeResult(ref.object, object);

@@ -41,10 +41,26 @@ function compile(pattern: string): RE2JS {
   }
 }
 
+/**
+ * Answers of `find` by compiled pattern, then by text (bounded; short texts only): admission
+ * evaluates the same patterns on the same texts over and over, as `matches` (std/strings.ts).
+ */
+const found = new WeakMap<RE2JS, Map<string, string>>();
+const FOUND_PER_PATTERN = 256;
+const FOUND_TEXT_LIMIT = 256;
+
 export function find(s: string, pattern: string): string {
   const re = compile(pattern);
-  if (!re.test(s)) return "";
-  return findString(re, s);
+  let table = found.get(re);
+  const hit = table?.get(s);
+  if (hit !== undefined) return hit;
+  const r = re.test(s) ? findString(re, s) : "";
+  if (s.length <= FOUND_TEXT_LIMIT) {
+    if (table === undefined) found.set(re, (table = new Map()));
+    else if (table.size >= FOUND_PER_PATTERN) table.clear();
+    table.set(s, r);
+  }
+  return r;
 }
 
 export function findAll(s: string, pattern: string, limit: bigint = -1n): CelValue[] {

@@ -80,6 +80,7 @@ import { printPath } from "../path/print.js";
 import { SchemaDB } from "../schema.js";
 import { byteCompare } from "../value.js";
 import { comment, errorOp, Names } from "./cel.js";
+import { fastPath } from "./fast.js";
 import { assignMetadataBundle, mutationCel } from "./mutations.js";
 import { mergeable } from "./merge.js";
 import { labelWritten, readsLabel, schedule } from "./passes.js";
@@ -156,6 +157,13 @@ export interface TranslateOptions {
    * (`merge.ts`; default true, only with failurePolicy Fail).
    */
   readonly merge?: boolean;
+  /**
+   * Give a group whose members share nodes of one built-in kind a fast path (`fast.ts`; default
+   * true, only with failurePolicy Fail): a policy sorted before the group's own, matching when
+   * every shared node exists, with all of the group's passes as one mutation; the group's own
+   * policy then matches only when it did not.
+   */
+  readonly fastPath?: boolean;
   /** Prefix of policy and binding names (default `gatekeeper-`). */
   readonly namePrefix?: string;
   /** Kind → resource for resource rules (default: the built-in catalog; unknown kinds get `*`). */
@@ -520,7 +528,25 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
   };
   const bundles: Entry[][][] = [];
   const bundleOf = new Map<string, Entry[][]>();
+  // Groups with a fast path keep a policy of their own (its matchCondition is the group's).
+  const fastGroups = new Set<Entry[]>();
   for (const group of groups.values()) {
+    if (
+      failurePolicy === "Fail" &&
+      options.fastPath !== false &&
+      group.length > 1 &&
+      group.every((e) => e.patchType === "JSONPatch") &&
+      schedule(group.map((e) => e.m)) !== undefined &&
+      fastPath(
+        group.map((e) => e.m),
+        group.map(() => undefined),
+        1,
+      ) !== undefined
+    ) {
+      fastGroups.add(group);
+      bundles.push([group]);
+      continue;
+    }
     if (failurePolicy !== "Fail" || options.bundle === false) {
       bundles.push([group]);
       continue;
@@ -542,8 +568,10 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
   for (const bundle of bundles) {
     const all = bundle.flat();
     const ms = all.map((e) => e.m);
-    const name = policyName(prefix, ms, usedNames, bundle.length > 1);
+    let name = policyName(prefix, ms, usedNames, bundle.length > 1);
     let spec: JsonObject;
+    /** The fast path's policy, emitted before this one (`fast.ts`). */
+    let fastPolicy: JsonObject | undefined;
     /** Passes of each group (by its first entry). */
     const passesOf = new Map<Entry, number>();
     if (all.length === 1) {
@@ -676,13 +704,64 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         run.push(x);
       }
       flush();
+      const matchConstraints = { resourceRules: rules, matchPolicy: "Exact", ...(webhook.selector !== undefined ? { namespaceSelector: webhook.selector } : {}) };
+      const group = bundle[0]!;
+      const fp = fastGroups.has(group)
+        ? fastPath(
+            group.map((e) => e.m),
+            group.map((e) => guardOf(e).guard),
+            passesOf.get(group[0]!) ?? 1,
+          )
+        : undefined;
+      const fastName = `${name}-fast`;
+      const fullName = `${name}-full`;
+      if (fp !== undefined && !usedNames.has(fastName) && !usedNames.has(fullName)) {
+        const passes = passesOf.get(group[0]!) ?? 1;
+        const listed = group.slice(0, 8).map((e) => `${e.m.kind} "${e.m.id.name}"`).join(", ") + (group.length > 8 ? ` and ${group.length - 8} more` : "");
+        const head = comment(
+          `Gatekeeper ${listed}: all ${passes} pass${passes === 1 ? "" : "es"} of the group in one mutation.\n` +
+            `Runs only when every node more than one of them walks through exists (matchCondition gatekeeper-fast-path): then they\n` +
+            `create nothing another one reads, and each field several of them write is their functions composed in Gatekeeper's\n` +
+            `order, once per pass (fast.ts). Otherwise policy ${fullName} runs them one by one.`,
+        );
+        const candidate: JsonObject = {
+          apiVersion: `${GROUP}/${apiVersion}`,
+          kind: "MutatingAdmissionPolicy",
+          metadata: { name: fastName, annotations: { "celmap.io/gatekeeper-mutators": ms.map(mutatorLabel).join(", ") } },
+          spec: {
+            matchConstraints,
+            matchConditions: [...webhook.conditions, { name: "gatekeeper-fast-path", expression: fp.condition }],
+            failurePolicy,
+            reinvocationPolicy: reinvocation,
+            mutations: [mutationEntry("JSONPatch", `${head}\n${fp.expression}`)],
+          },
+        };
+        // A fast path the apiserver would not accept (a large group's one expression over the
+        // 100,000-character limit) is left out: the group's own policy alone is exact.
+        if (prepareMutatingAdmissionPolicy(candidate, { compileExpression: compileOnce }).ok) {
+          usedNames.add(fastName);
+          usedNames.add(fullName);
+          name = fullName;
+          fastPolicy = candidate;
+        }
+      }
       spec = {
-        matchConstraints: { resourceRules: rules, matchPolicy: "Exact", ...(webhook.selector !== undefined ? { namespaceSelector: webhook.selector } : {}) },
-        ...(webhook.conditions.length > 0 ? { matchConditions: webhook.conditions } : {}),
+        matchConstraints,
+        ...(fastPolicy !== undefined
+          ? { matchConditions: [...webhook.conditions, { name: "gatekeeper-not-fast-path", expression: `!(${fp!.condition})` }] }
+          : webhook.conditions.length > 0
+            ? { matchConditions: webhook.conditions }
+            : {}),
         failurePolicy,
         reinvocationPolicy: reinvocation,
         mutations,
       };
+    }
+    if (fastPolicy !== undefined) {
+      const fastName = (fastPolicy.metadata as { name: string }).name;
+      const fastBinding: JsonObject = { apiVersion: apiVersionString, kind: "MutatingAdmissionPolicyBinding", metadata: { name: fastName }, spec: { policyName: fastName } };
+      policies.push(fastPolicy);
+      bindings.push(fastBinding);
     }
     const policy: JsonObject = {
       apiVersion: apiVersionString,
@@ -723,6 +802,9 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
             `grouped with ${gms.filter((x) => x !== e.m).map(mutatorLabel).join(", ")}: they interact, so one policy reproduces Gatekeeper's order and ${passes} pass${passes === 1 ? "" : "es"}` +
               (passes === systemSize ? " (a set that never converges is rejected by Gatekeeper but not by the policy)" : ""),
           );
+        }
+        if (fastPolicy !== undefined) {
+          notes.push(`fast path: policy ${(fastPolicy.metadata as { name: string }).name} runs the whole group as one mutation when every node its members share exists; this policy runs otherwise`);
         }
         if (bundle.length > 1) {
           notes.push(`bundled in one policy with the other groups of the same resource rules (independent of this one); its match criteria guard its mutations (a comment names them)`);

@@ -70,6 +70,14 @@ export class LocationCompiler {
     return this.gen(0, "object", []);
   }
 
+  /**
+   * The walk from node `depth` on, `cur` being the value the walk holds there (the parent map of
+   * an object node, the list of a list node) at `ptr`; for a group's fast path (`fast.ts`).
+   */
+  compileFrom(depth: number, cur: string, ptr: Pointer): string {
+    return this.gen(depth, cur, ptr);
+  }
+
   private cond(depth: number) {
     return this.tester.conditionAt(depth);
   }

@@ -123,13 +123,10 @@ export function assignMetadataBundle(items: readonly { m: Mutator; guard: string
   return `Object{metadata: Object.metadata{\n${fields.join(",\n")}\n}}`;
 }
 
-/** The mutator's patch expression (no match guard). Throws for external data (refused earlier). */
-export function mutationCel(m: Mutator, names: Names): MutationCel {
-  const ac = assignMetadataApplyConfiguration(m);
-  if (ac !== undefined) return { expression: ac, usesFlatten: false, patchType: "ApplyConfiguration" };
+/** The mutator's setter on the CEL side (its terminal); throws for external data and AssignMetadata's ApplyConfiguration form. */
+export function terminalFor(m: Mutator): Terminal {
   const cond = (d: number) => m.tester.conditionAt(d);
   const lastDepth = m.path.nodes.length - 1;
-  let terminal: Terminal;
   switch (m.kind) {
     case "Assign":
     case "AssignMetadata": {
@@ -137,11 +134,9 @@ export function mutationCel(m: Mutator, names: Names): MutationCel {
       if (a.externalData !== undefined) throw new Error("external data cannot be translated");
       if (a.fromMetadata !== undefined) {
         const expr = fromMetadataCel(a.fromMetadata.field);
-        terminal = valueTerminal(expr, MARKER, { text: MARKER, expr }, cond, lastDepth);
-      } else {
-        terminal = valueTerminal(celLiteral(a.value), fromJSON(a.value), undefined, cond, lastDepth);
+        return valueTerminal(expr, MARKER, { text: MARKER, expr }, cond, lastDepth);
       }
-      break;
+      return valueTerminal(celLiteral(a.value), fromJSON(a.value), undefined, cond, lastDepth);
     }
     case "ModifySet": {
       const vals = m.values;
@@ -151,7 +146,7 @@ export function mutationCel(m: Mutator, names: Names): MutationCel {
       const notAList = errorOp("the value at the location is not a list of values, cannot treat it as a set");
       const setter = m.setter({}, { username: "" });
       if (m.operation === "merge") {
-        terminal = {
+        return {
           present: (cur, key, ptr, nm) => {
             const x = `${cur}[${celString(key)}]`;
             if (dv.length === 0) return `(type(${x}) != list ? ${notAList} : [])`;
@@ -161,23 +156,21 @@ export function mutationCel(m: Mutator, names: Names): MutationCel {
           missing: (ptr) => addOp(ptr, valsCel),
           setter,
         };
-      } else {
-        terminal = {
-          present: (cur, key, ptr, nm) => {
-            const x = `${cur}[${celString(key)}]`;
-            if (dv.length === 0) return `(type(${x}) != list ? ${notAList} : [])`;
-            const v = nm.next("v");
-            return `(type(${x}) != list ? ${notAList} :\n  ${x}.exists(${v}, ${v} in ${dvCel}) ? ${addOp(ptr, `${x}.filter(${v}, !(${v} in ${dvCel}))`)} : [])`;
-          },
-          missing: () => "[]",
-          setter,
-        };
       }
-      break;
+      return {
+        present: (cur, key, ptr, nm) => {
+          const x = `${cur}[${celString(key)}]`;
+          if (dv.length === 0) return `(type(${x}) != list ? ${notAList} : [])`;
+          const v = nm.next("v");
+          return `(type(${x}) != list ? ${notAList} :\n  ${x}.exists(${v}, ${v} in ${dvCel}) ? ${addOp(ptr, `${x}.filter(${v}, !(${v} in ${dvCel}))`)} : [])`;
+        },
+        missing: () => "[]",
+        setter,
+      };
     }
     case "AssignImage": {
       const { assignDomain: d, assignPath: p, assignTag: t } = m;
-      terminal = {
+      return {
         present: (cur, key, ptr, nm) => {
           const x = `${cur}[${celString(key)}]`;
           const s = nm.next("s");
@@ -190,10 +183,15 @@ export function mutationCel(m: Mutator, names: Names): MutationCel {
         missing: (ptr) => addOp(ptr, celString(mutateImage(d, p, t, ""))),
         setter: m.setter({}, { username: "" }),
       };
-      break;
     }
   }
-  const lc = new LocationCompiler(m.path, m.tester, terminal, names);
+}
+
+/** The mutator's patch expression (no match guard). Throws for external data (refused earlier). */
+export function mutationCel(m: Mutator, names: Names): MutationCel {
+  const ac = assignMetadataApplyConfiguration(m);
+  if (ac !== undefined) return { expression: ac, usesFlatten: false, patchType: "ApplyConfiguration" };
+  const lc = new LocationCompiler(m.path, m.tester, terminalFor(m), names);
   const expression = lc.compile();
   return { expression, usesFlatten: lc.usesFlatten, patchType: "JSONPatch" };
 }

@@ -44,6 +44,8 @@ export interface RunResult {
   readonly object: unknown;
   /** The denial (or setup failure) message. */
   readonly message?: string;
+  /** The policies whose mutations ran (in order, once per invocation). */
+  readonly ran?: readonly string[];
 }
 
 /** Prepared (validated) policies and bindings of a translation, cached per result object. */
@@ -136,6 +138,8 @@ export function runTranslated(t: TranslateResult, object: unknown, opts: RunOpti
     schemas,
     options: { reinvocation: opts.reinvocation !== false },
   });
-  if (!r.allowed) return { allowed: false, object: r.object, message: r.status?.message ?? "denied" };
-  return { allowed: true, object: r.object };
+  const ran: string[] = [];
+  for (const pass of r.trace.passes) for (const inv of pass.invocations) if (inv.skipped === undefined) ran.push(inv.policy);
+  if (!r.allowed) return { allowed: false, object: r.object, message: r.status?.message ?? "denied", ran };
+  return { allowed: true, object: r.object, ran };
 }

@@ -1,0 +1,370 @@
+/**
+ * The fast path of a group: all of its passes as ONE JSONPatch mutation, for the objects on which
+ * that is provably the same as the group's mutations one by one.
+ *
+ * A group of interacting mutators is emitted as its mutators in Gatekeeper's order, repeated for
+ * the passes `passes.ts` proves enough. Each of those mutations walks the object again and pays
+ * the pipeline's price per mutation (evaluation, patch, strict decoding). Most of what makes
+ * them depend on each other is creation: a mutator on `containers[name: app]` creates the
+ * container when it is missing, and one globbing over `containers[name: *]` must then see it in
+ * the next pass. When every node that more than one member walks through already exists (the
+ * list, and each element that more than one member, or any glob, addresses by key), nothing
+ * shared is ever created, and the group falls apart into independent cells:
+ *
+ * - a terminal field written by several members (an image rewritten by three AssignImage, a
+ *   list two ModifySet merge into) is a value; R passes of the group write it as R rounds of its
+ *   writers' functions in Gatekeeper's order, composed in CEL over that value;
+ * - a subtree only one member walks into (its own branch) is changed by it alone, creating what
+ *   it needs there as its own translation does; its kinds (Assign, ModifySet) are idempotent
+ *   alone, so one run is all R passes.
+ *
+ * The policy is emitted as two: the fast one (`…-fast`, sorted before) with that existence
+ * predicate as its matchCondition, running the one mutation; and the group's ordinary
+ * translation with the negated predicate. The predicate is evaluated when each policy is
+ * invoked: after the fast one ran, everything it required still exists (these mutators never
+ * remove a node), so the ordinary one does not match; when it did not hold, the fast one did
+ * not run and the ordinary one does everything.
+ *
+ * Only for groups where the argument holds without more: members are JSONPatch mutators of one
+ * built-in kind (its Go schema fixes every type along their paths, so none of Gatekeeper's type
+ * errors can occur and no type test is needed), not under `metadata` (match criteria read it),
+ * a bounded schedule, values without nulls (strict decoding drops them between mutations),
+ * pathTests only where the analysis keeps their meaning (`MustExist` anywhere, `MustNotExist`
+ * on terminals), and no cell that is also a node another member walks through. Anything else:
+ * `undefined`, and the group keeps its ordinary translation alone.
+ */
+import { SchemaRegistry, type SchemaNode } from "../../../kube/schema.js";
+import type { Mutator } from "../mutators/index.js";
+import type { ListNode, ObjectNode } from "../path/parser.js";
+import { mutateImage } from "../image.js";
+import { deepEqual, toJSON, type GoValue } from "../value.js";
+import { celLiteral, celString, Names, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
+import { keyMatch, LocationCompiler } from "./location.js";
+import { fromMetadataCel, imageCel, terminalFor } from "./mutations.js";
+import { schedule } from "./passes.js";
+import { schemaProblems } from "./schema-check.js";
+
+const registry = SchemaRegistry.builtin();
+
+/** Groups larger than this get no fast path (see `fastPath`). */
+const MAX_MEMBERS = 40;
+
+export interface FastPath {
+  /** The existence predicate (the fast policy's matchCondition; the ordinary one gets its negation). */
+  readonly condition: string;
+  /** The one JSONPatch mutation: every pass of the group. */
+  readonly expression: string;
+}
+
+class NotFast extends Error {}
+
+function fail(): never {
+  throw new NotFast();
+}
+
+interface Member {
+  readonly m: Mutator;
+  /** Position in the group (Gatekeeper order). */
+  readonly index: number;
+}
+
+function containsNull(v: unknown): boolean {
+  if (v === null || v === undefined) return true;
+  if (Array.isArray(v)) return v.some(containsNull);
+  if (typeof v === "object") return Object.values(v as Record<string, unknown>).some(containsNull);
+  return false;
+}
+
+/** Kinds whose single run is all of R passes when nothing else touches their subtree. */
+function idempotentAlone(m: Mutator): boolean {
+  return m.kind === "Assign" || m.kind === "ModifySet";
+}
+
+/** The one built-in kind all members apply to, with its schema. */
+function oneTypedKind(ms: readonly Mutator[]): SchemaNode | undefined {
+  let key: string | undefined;
+  let schema: SchemaNode | undefined;
+  for (const m of ms) {
+    if (m.kind === "AssignMetadata") return undefined;
+    // One binding per operation: the kinds must be one.
+    const kinds = new Set(m.bindings.map((b) => `${b.group}/${b.version}/${b.kind}`));
+    if (kinds.size !== 1) return undefined;
+    const b = m.bindings[0]!;
+    if (b.group.includes("*") || b.version.includes("*") || b.kind.includes("*")) return undefined;
+    const k = `${b.group}/${b.version}/${b.kind}`;
+    if (key !== undefined && key !== k) return undefined;
+    key = k;
+    schema ??= registry.forKind(b.group === "" ? b.version : `${b.group}/${b.version}`, b.kind);
+    if (schema === undefined) return undefined;
+  }
+  return schema;
+}
+
+/** The schema node at the end of `m`'s path, every step checked against the schema. */
+function terminalSchema(m: Mutator, root: SchemaNode): SchemaNode {
+  let cur: SchemaNode = root;
+  for (const n of m.path.nodes) {
+    if (n.type === "Object") {
+      if (cur.t !== "struct" && cur.t !== "map") fail();
+      const next = registry.child(cur, n.reference);
+      if (next === undefined || next.t === "untyped") fail();
+      cur = next;
+    } else {
+      if (cur.t !== "list") fail();
+      const el = registry.element(cur);
+      if (el.t !== "struct") fail();
+      const kf = registry.child(el, n.keyField);
+      if (kf === undefined || kf.t !== "scalar") fail();
+      cur = el;
+    }
+  }
+  return cur;
+}
+
+function checkMember(m: Mutator, root: SchemaNode): void {
+  const nodes = m.path.nodes;
+  if (nodes.length < 2) fail();
+  const first = nodes[0]!;
+  if (first.type !== "Object" || first.reference === "metadata") fail();
+  if (nodes[nodes.length - 1]!.type !== "Object") fail();
+  for (let d = 0; d < nodes.length - 1; d++) if (m.tester.conditionAt(d) === "MustNotExist") fail();
+  if (schemaProblems(m).length > 0) fail();
+  const cell = terminalSchema(m, root);
+  switch (m.kind) {
+    case "Assign":
+      if (m.assign.externalData !== undefined) fail();
+      if (m.assign.fromMetadata === undefined && containsNull(m.assign.value)) fail();
+      break;
+    case "ModifySet":
+      if (cell.t !== "list" || m.values === null || containsNull(toJSON(m.values as GoValue))) fail();
+      break;
+    case "AssignImage":
+      if (cell.t !== "scalar" || cell.s !== "string" || (cell.fmt !== undefined && cell.fmt !== "")) fail();
+      break;
+    default:
+      fail();
+  }
+}
+
+/**
+ * One member's write on a cell: the new optional value from the current one `x` (a CEL variable
+ * of type `optional`), its terminal pathTest applied.
+ */
+function step(m: Mutator, x: string, names: Names): string {
+  const c = m.tester.conditionAt(m.path.nodes.length - 1);
+  let present: string;
+  let missing: string;
+  switch (m.kind) {
+    case "Assign": {
+      const v = m.assign.fromMetadata !== undefined ? fromMetadataCel(m.assign.fromMetadata.field) : celLiteral(m.assign.value);
+      present = `optional.of(${v})`;
+      missing = present;
+      break;
+    }
+    case "ModifySet": {
+      const vals = m.values as GoValue[];
+      const dv: GoValue[] = [];
+      for (const v of vals) if (!dv.some((y) => deepEqual(y, v))) dv.push(v);
+      const dvCel = celLiteral(toJSON(dv));
+      const l = names.next("l");
+      const v = names.next("v");
+      if (m.operation === "merge") {
+        present = dv.length === 0 ? x : `${x}.optMap(${l}, ${l} + ${dvCel}.filter(${v}, !(${v} in ${l})))`;
+        missing = `optional.of(${celLiteral(toJSON(vals))})`;
+      } else {
+        present = dv.length === 0 ? x : `${x}.optMap(${l}, ${l}.filter(${v}, !(${v} in ${dvCel})))`;
+        missing = x;
+      }
+      break;
+    }
+    case "AssignImage": {
+      const s = names.next("s");
+      present = `${x}.optMap(${s}, ${imageCel(s, m.assignDomain, m.assignPath, m.assignTag, names)})`;
+      missing = `optional.of(${celString(mutateImage(m.assignDomain, m.assignPath, m.assignTag, ""))})`;
+      break;
+    }
+    default:
+      fail();
+  }
+  if (c === "MustNotExist") present = x;
+  if (c === "MustExist") missing = x;
+  if (present === missing) return present;
+  return `(${x}.hasValue() ? ${present} : ${missing})`;
+}
+
+class Builder {
+  readonly names = new Names();
+  constructor(
+    private readonly guards: readonly (string | undefined)[],
+    private readonly passes: number,
+  ) {}
+
+  /** `g[i]` when member i has match criteria. */
+  private guarded(i: number, then: string, otherwise: string): string {
+    return this.guards[i] === undefined ? then : `(g[${i}] ? ${then} : ${otherwise})`;
+  }
+
+  /**
+   * Members `ms` (each at an Object node `d` of its path, on the map `cur` that exists): their
+   * patch list as `+`-joined parts, and the existence they need as a predicate.
+   */
+  objectLevel(ms: readonly Member[], d: number, cur: string, ptr: Pointer): { ops: string[]; need: string[] } {
+    const byKey = new Map<string, Member[]>();
+    for (const x of ms) {
+      const k = (x.m.path.nodes[d] as ObjectNode).reference;
+      if (!byKey.has(k)) byKey.set(k, []);
+      byKey.get(k)!.push(x);
+    }
+    const ops: string[] = [];
+    const need: string[] = [];
+    for (const [k, mk] of byKey) {
+      const terminal = mk.filter((x) => x.m.path.nodes.length - 1 === d);
+      const below = mk.filter((x) => x.m.path.nodes.length - 1 > d);
+      if (terminal.length > 0 && below.length > 0) fail();
+      const kptr = ptrChild(ptr, k);
+      if (terminal.length > 0) {
+        ops.push(this.cell(terminal, cur, k, kptr));
+        continue;
+      }
+      if (below.length === 1 && idempotentAlone(below[0]!.m)) {
+        ops.push(this.ownBranch(below[0]!, d, cur, ptr));
+        continue;
+      }
+      const child = `${cur}[${celString(k)}]`;
+      const next = below.map((x) => x.m.path.nodes[d + 1]!.type);
+      if (next.some((t) => t !== next[0])) fail();
+      const r = next[0] === "Object" ? this.objectLevel(below, d + 1, child, kptr) : this.listLevel(below, d + 1, child, kptr);
+      ops.push(...r.ops);
+      need.push(`${celString(k)} in ${cur}`, ...r.need);
+    }
+    return { ops, need };
+  }
+
+  /** Members at list node `d` of their paths, on the list `list` that exists. */
+  private listLevel(ms: readonly Member[], d: number, list: string, ptr: Pointer): { ops: string[]; need: string[] } {
+    const nodes = ms.map((x) => x.m.path.nodes[d] as ListNode);
+    const keyField = nodes[0]!.keyField;
+    if (nodes.some((n) => n.keyField !== keyField)) fail();
+    for (const x of ms) if (x.m.path.nodes[d + 1]?.type !== "Object") fail();
+    const globs = ms.filter((_, i) => nodes[i]!.glob);
+    // Addressed elements by key value (string or integer, compared in their Go type).
+    const byValue = new Map<string, { node: ListNode; members: Member[] }>();
+    ms.forEach((x, i) => {
+      const n = nodes[i]!;
+      if (n.glob) return;
+      const key = `${typeof n.keyValue}:${String(n.keyValue)}`;
+      if (!byValue.has(key)) byValue.set(key, { node: n, members: [] });
+      byValue.get(key)!.members.push(x);
+    });
+    const ops: string[] = [];
+    const need: string[] = [];
+    const dispatched: { node: ListNode; members: Member[] }[] = [];
+    for (const entry of byValue.values()) {
+      // Alone on its element and no glob: its own branch from the list on (find or append).
+      if (globs.length === 0 && entry.members.length === 1 && idempotentAlone(entry.members[0]!.m)) {
+        ops.push(this.ownBranch(entry.members[0]!, d, list, ptr));
+        continue;
+      }
+      dispatched.push(entry);
+      const e = this.names.next("e");
+      need.push(`${list}.exists(${e}, ${keyMatch(e, entry.node)})`);
+    }
+    if (dispatched.length === 0 && globs.length === 0) return { ops, need };
+    const i = this.names.next("i");
+    const e = this.names.next("e");
+    const eptr = ptrIndex(ptr, i);
+    // What each kind of element gets: the members addressing its key value and the globs (in
+    // Gatekeeper order), or the globs alone.
+    const element = (members: readonly Member[]): { ops: string; need: string } => {
+      if (members.length === 0) return { ops: "[]", need: "true" };
+      const r = this.objectLevel([...members].sort((a, b) => a.index - b.index), d + 1, e, eptr);
+      return { ops: joinOps(r.ops), need: r.need.length > 0 ? r.need.join(" && ") : "true" };
+    };
+    const other = element(globs);
+    let body = other.ops;
+    let needBody = other.need;
+    for (let k = dispatched.length - 1; k >= 0; k--) {
+      const { node, members } = dispatched[k]!;
+      const cond = keyMatch(e, node);
+      const here = element([...members, ...globs]);
+      body = `(${cond} ?\n  ${indent(here.ops)} :\n  ${indent(body)})`;
+      if (here.need !== "true" || needBody !== "true") needBody = `(${cond} ? ${here.need} : ${needBody})`;
+    }
+    ops.push(`${list}.transformList(${i}, ${e}, ${body}).flatten()`);
+    if (needBody !== "true") need.push(`${list}.all(${e}, ${needBody})`);
+    return { ops, need };
+  }
+
+  /** A member alone from node `d` on: its ordinary walk (creating what it needs there). */
+  private ownBranch(x: Member, d: number, cur: string, ptr: Pointer): string {
+    const lc = new LocationCompiler(x.m.path, x.m.tester, terminalFor(x.m), this.names);
+    return this.guarded(x.index, lc.compileFrom(d, cur, ptr), "[]");
+  }
+
+  /** Writers of one cell (`cur[k]`, `cur` an existing map): R rounds composed, one `add` if it changed. */
+  private cell(writers: readonly Member[], cur: string, k: string, ptr: Pointer): string {
+    const x0 = this.names.next("c");
+    let inner: string;
+    const vars: string[] = [];
+    const stepsText: string[] = [];
+    let prev = x0;
+    // Under the predicate nothing but its writers decides a cell, so it settles as they would
+    // alone (passes.ts on them: one round for writers idempotent together, two for a chain of
+    // image rewrites or of merges meeting prunes); further rounds would change nothing.
+    const rounds = Math.min(this.passes, schedule(writers.map((w) => w.m))?.passes ?? this.passes);
+    for (let pass = 0; pass < rounds; pass++) {
+      for (const w of writers) {
+        const next = this.names.next("c");
+        stepsText.push(this.guarded(w.index, step(w.m, prev, this.names), prev));
+        vars.push(next);
+        prev = next;
+      }
+    }
+    const last = prev;
+    inner = `${last}.hasValue() && (!${x0}.hasValue() || ${last}.value() != ${x0}.value()) ? [JSONPatch{op: "add", path: ${ptrCel(ptr)}, value: ${last}.value()}] : []`;
+    for (let i = stepsText.length - 1; i >= 0; i--) inner = `[${stepsText[i]}].map(${vars[i]}, ${inner})[0]`;
+    return `[${cur}[?${celString(k)}]].map(${x0}, ${inner})[0]`;
+  }
+}
+
+function joinOps(ops: readonly string[]): string {
+  if (ops.length === 0) return "[]";
+  if (ops.length === 1) return ops[0]!;
+  return ops.map((o) => `(${o})`).join(" +\n");
+}
+
+function indent(s: string): string {
+  return s.replace(/\n/g, "\n  ");
+}
+
+/**
+ * The fast path of a group (Gatekeeper order), with each member's match guard (undefined: none)
+ * and the group's passes; undefined when the argument of the module comment does not hold.
+ */
+export function fastPath(group: readonly Mutator[], guards: readonly (string | undefined)[], passes: number): FastPath | undefined {
+  if (group.length < 2) return undefined;
+  // The one expression grows with the group (each writer of a cell once per round): past this,
+  // it would not fit the apiserver's 100,000-character limit anyway.
+  if (group.length > MAX_MEMBERS) return undefined;
+  const root = oneTypedKind(group);
+  if (root === undefined) return undefined;
+  try {
+    for (const m of group) checkMember(m, root);
+    const b = new Builder(guards, passes);
+    const r = b.objectLevel(
+      group.map((m, index) => ({ m, index })),
+      0,
+      "object",
+      [],
+    );
+    // Nothing shared: the ordinary translation is as good (merge.ts already joins such groups).
+    if (r.need.length === 0) return undefined;
+    const body = joinOps(r.ops);
+    const used = guards.some((g) => g !== undefined);
+    const expression = used ? `[[${guards.map((g) => (g === undefined ? "true" : `(${g})`)).join(",\n ")}]].map(g,\n${body})[0]` : body;
+    return { condition: r.need.join(" &&\n"), expression };
+  } catch (e) {
+    if (e instanceof NotFast) return undefined;
+    throw e;
+  }
+}
