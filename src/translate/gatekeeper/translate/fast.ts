@@ -38,8 +38,11 @@ import type { Mutator } from "../mutators/index.js";
 import type { ListNode, ObjectNode } from "../path/parser.js";
 import { mutateImage } from "../image.js";
 import { deepEqual, toJSON, type GoValue } from "../value.js";
-import { celLiteral, celString, Names, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
-import { keyMatch, LocationCompiler } from "./location.js";
+import { keyValueToGo } from "../core.js";
+import { isMap, setKey, type GoMap } from "../value.js";
+import { celLiteral, celString, Names, ptrAppend, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
+import { keyMatch, LocationCompiler, staticJson, staticWalk } from "./location.js";
+import { mayCreate } from "./merge.js";
 import { fromMetadataCel, imageCel, terminalFor } from "./mutations.js";
 import { schedule } from "./passes.js";
 import { schemaProblems } from "./schema-check.js";
@@ -245,7 +248,11 @@ class Builder {
     const nodes = ms.map((x) => x.m.path.nodes[d] as ListNode);
     const keyField = nodes[0]!.keyField;
     if (nodes.some((n) => n.keyField !== keyField)) fail();
-    for (const x of ms) if (x.m.path.nodes[d + 1]?.type !== "Object") fail();
+    for (const x of ms) {
+      const next = x.m.path.nodes[d + 1];
+      // Writing the key field itself would move an element between the cases below.
+      if (next?.type !== "Object" || next.reference === keyField) fail();
+    }
     const globs = ms.filter((_, i) => nodes[i]!.glob);
     // Addressed elements by key value (string or integer, compared in their Go type).
     const byValue = new Map<string, { node: ListNode; members: Member[] }>();
@@ -259,17 +266,38 @@ class Builder {
     const ops: string[] = [];
     const need: string[] = [];
     const dispatched: { node: ListNode; members: Member[] }[] = [];
+    let listBranches = 0;
     for (const entry of byValue.values()) {
       // Alone on its element and no glob: its own branch from the list on (find or append).
       if (globs.length === 0 && entry.members.length === 1 && idempotentAlone(entry.members[0]!.m)) {
         ops.push(this.ownBranch(entry.members[0]!, d, list, ptr));
+        listBranches++;
         continue;
       }
       dispatched.push(entry);
-      const e = this.names.next("e");
-      need.push(`${list}.exists(${e}, ${keyMatch(e, entry.node)})`);
     }
-    if (dispatched.length === 0 && globs.length === 0) return { ops, need };
+    // An addressed element that is missing: created by its first member that can (in Gatekeeper
+    // order, among those that match), then seen by every later member of the pass and by all in
+    // the next ones. Where that is computable as a value (`virtualElement`), one append of the
+    // final element stands for it; two such creations would need their order decided at run
+    // time, so at most one may be missing. Otherwise the element must exist.
+    const appends: string[] = [];
+    const creatable: string[] = [];
+    for (const entry of dispatched) {
+      const x = this.names.next("e");
+      const exists = `${list}.exists(${x}, ${keyMatch(x, entry.node)})`;
+      const v = listBranches === 0 ? this.virtualElement([...entry.members, ...globs].sort((a, b) => a.index - b.index), entry, d, ptr) : undefined;
+      if (v === undefined) {
+        need.push(exists);
+        continue;
+      }
+      // Nothing can create it: missing, it stays missing and nothing happens to it.
+      if (v.creators === 0) continue;
+      creatable.push(exists);
+      appends.push(`(${exists} ? [] : ${v.ops})`);
+    }
+    if (creatable.length >= 2) need.push(`size([${creatable.map((x) => `!${x}`).join(", ")}].filter(b, b)) <= 1`);
+    if (dispatched.length === 0 && globs.length === 0) return { ops: [...ops, ...appends], need };
     const i = this.names.next("i");
     const e = this.names.next("e");
     const eptr = ptrIndex(ptr, i);
@@ -290,9 +318,102 @@ class Builder {
       body = `(${cond} ?\n  ${indent(here.ops)} :\n  ${indent(body)})`;
       if (here.need !== "true" || needBody !== "true") needBody = `(${cond} ? ${here.need} : ${needBody})`;
     }
-    ops.push(`${list}.transformList(${i}, ${e}, ${body}).flatten()`);
+    ops.push(`${list}.transformList(${i}, ${e}, ${body}).flatten()`, ...appends);
     if (needBody !== "true") need.push(`${list}.all(${e}, ${needBody})`);
     return { ops, need };
+  }
+
+  /**
+   * The element `entry` addresses, when missing, as the one value the group's passes leave in
+   * it (the append that stands for its creation), if every member can be followed there as a
+   * value: each key of the element is a cell (its writers composed from nothing, the first
+   * pass only from the creator on) or one member's own subtree (built at translation time by
+   * Gatekeeper's walk on a fresh element; idempotent, so it is there if the member matches in
+   * any pass it sees the element in). `creators`: how many members can create it.
+   */
+  private virtualElement(members: readonly Member[], entry: { node: ListNode; members: Member[] }, d: number, ptr: Pointer): { creators: number; ops: string } | undefined {
+    const node = entry.node;
+    const fresh = (): GoMap => {
+      const el: GoMap = {};
+      setKey(el, node.keyField, keyValueToGo(node.keyValue!));
+      return el;
+    };
+    // A member that fails on the fresh element (Gatekeeper's error) is not followed here.
+    for (const x of members) {
+      try {
+        staticWalk(x.m.path, x.m.tester, terminalFor(x.m).setter, fresh(), d + 1);
+      } catch {
+        return undefined;
+      }
+    }
+    const creators = entry.members.filter((x) => mayCreate(x.m, d)).sort((a, b) => a.index - b.index);
+    if (creators.length === 0) return { creators: 0, ops: "[]" };
+    const byKey = new Map<string, Member[]>();
+    for (const x of members) {
+      const k = (x.m.path.nodes[d + 1] as ObjectNode).reference;
+      if (!byKey.has(k)) byKey.set(k, []);
+      byKey.get(k)!.push(x);
+    }
+    const ci = this.names.next("ci");
+    const entries = [`${celString(node.keyField)}: dyn(${celLiteral(toJSON(keyValueToGo(node.keyValue!)))})`];
+    for (const [k, mk] of byKey) {
+      const cells = mk.filter((x) => x.m.path.nodes.length - 1 === d + 1);
+      const below = mk.filter((x) => x.m.path.nodes.length - 1 > d + 1);
+      if (cells.length > 0 && below.length > 0) return undefined;
+      if (cells.length > 0) {
+        const z = this.names.next("z");
+        entries.push(`?${celString(k)}: ${this.chain(cells, "optional.none()", ci, (last) => last)}.optMap(${z}, dyn(${z}))`);
+        continue;
+      }
+      if (below.length !== 1 || !idempotentAlone(below[0]!.m)) return undefined;
+      const x = below[0]!;
+      const t = terminalFor(x.m);
+      const el: GoMap = {};
+      const [attached, value] = staticWalk(x.m.path, x.m.tester, t.setter, el, d + 1);
+      if (!attached || !isMap(value) || !Object.prototype.hasOwnProperty.call(value, k)) continue;
+      const lit = celLiteral(staticJson(value[k]!, t.marker));
+      const sees = this.passes >= 2 ? "true" : `${x.index} >= ${ci}`;
+      const cond = this.guards[x.index] === undefined ? sees : `(${sees} && g[${x.index}])`;
+      entries.push(`?${celString(k)}: ${cond} ? optional.of(dyn(${lit})) : optional.none()`);
+    }
+    let first = "-1";
+    for (let i = creators.length - 1; i >= 0; i--) {
+      const c = creators[i]!;
+      first = this.guards[c.index] === undefined ? String(c.index) : `(g[${c.index}] ? ${c.index} : ${first})`;
+    }
+    const ops = `[${first}].map(${ci}, ${ci} < 0 ? [] : [JSONPatch{op: "add", path: ${ptrCel(ptrAppend(ptr))}, value: {${entries.join(", ")}}}])[0]`;
+    return { creators: creators.length, ops };
+  }
+
+  /**
+   * The writers of one cell composed from `initial` (a CEL optional), as nested bindings ending
+   * in `end(last)`. Rounds: as many as the writers need to settle alone (passes.ts on them; at
+   * most the group's passes); with `from` (the CEL int of the creating member's position), the
+   * first round only from that member on and then as many full rounds (at most passes - 1).
+   */
+  private chain(writers: readonly Member[], initial: string, from: string | undefined, end: (last: string, first: string) => string): string {
+    const x0 = this.names.next("c");
+    const vars: string[] = [];
+    const stepsText: string[] = [];
+    let prev = x0;
+    const settle = schedule(writers.map((w) => w.m))?.passes ?? this.passes;
+    const add = (w: Member, partial: boolean) => {
+      const next = this.names.next("c");
+      const runs = this.guards[w.index] === undefined ? (partial ? `${w.index} >= ${from}` : undefined) : partial ? `(${w.index} >= ${from} && g[${w.index}])` : `g[${w.index}]`;
+      const st = step(w.m, prev, this.names);
+      stepsText.push(runs === undefined ? st : `(${runs} ? ${st} : ${prev})`);
+      vars.push(next);
+      prev = next;
+    };
+    if (from === undefined) {
+      for (let r = 0; r < Math.min(this.passes, settle); r++) for (const w of writers) add(w, false);
+    } else {
+      for (const w of writers) add(w, true);
+      for (let r = 0; r < Math.min(this.passes - 1, settle); r++) for (const w of writers) add(w, false);
+    }
+    let inner = end(prev, x0);
+    for (let i = stepsText.length - 1; i >= 0; i--) inner = `[${stepsText[i]}].map(${vars[i]}, ${inner})[0]`;
+    return `[${initial}].map(${x0}, ${inner})[0]`;
   }
 
   /** A member alone from node `d` on: its ordinary walk (creating what it needs there). */
@@ -301,30 +422,19 @@ class Builder {
     return this.guarded(x.index, lc.compileFrom(d, cur, ptr), "[]");
   }
 
-  /** Writers of one cell (`cur[k]`, `cur` an existing map): R rounds composed, one `add` if it changed. */
+  /** Writers of one cell (`cur[k]`, `cur` an existing map): their rounds composed, one `add` if it changed. */
   private cell(writers: readonly Member[], cur: string, k: string, ptr: Pointer): string {
-    const x0 = this.names.next("c");
-    let inner: string;
-    const vars: string[] = [];
-    const stepsText: string[] = [];
-    let prev = x0;
     // Under the predicate nothing but its writers decides a cell, so it settles as they would
     // alone (passes.ts on them: one round for writers idempotent together, two for a chain of
     // image rewrites or of merges meeting prunes); further rounds would change nothing.
-    const rounds = Math.min(this.passes, schedule(writers.map((w) => w.m))?.passes ?? this.passes);
-    for (let pass = 0; pass < rounds; pass++) {
-      for (const w of writers) {
-        const next = this.names.next("c");
-        stepsText.push(this.guarded(w.index, step(w.m, prev, this.names), prev));
-        vars.push(next);
-        prev = next;
-      }
-    }
-    const last = prev;
-    inner = `${last}.hasValue() && (!${x0}.hasValue() || ${last}.value() != ${x0}.value()) ? [JSONPatch{op: "add", path: ${ptrCel(ptr)}, value: ${last}.value()}] : []`;
-    for (let i = stepsText.length - 1; i >= 0; i--) inner = `[${stepsText[i]}].map(${vars[i]}, ${inner})[0]`;
-    return `[${cur}[?${celString(k)}]].map(${x0}, ${inner})[0]`;
+    return this.chain(
+      writers,
+      `${cur}[?${celString(k)}]`,
+      undefined,
+      (last, first) => `${last}.hasValue() && (!${first}.hasValue() || ${last}.value() != ${first}.value()) ? [JSONPatch{op: "add", path: ${ptrCel(ptr)}, value: ${last}.value()}] : []`,
+    );
   }
+
 }
 
 function joinOps(ops: readonly string[]): string {

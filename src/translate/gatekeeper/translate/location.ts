@@ -161,17 +161,22 @@ export class LocationCompiler {
   }
 
   private render(v: GoValue): unknown {
-    const json = toJSON(v);
-    const marker = this.terminal.marker;
-    if (marker === undefined) return json;
-    const sub = (x: unknown): unknown => {
-      if (x === marker.text) return new Dynamic(marker.expr);
-      if (Array.isArray(x)) return x.map(sub);
-      if (typeof x === "object" && x !== null) return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, sub(y)]));
-      return x;
-    };
-    return sub(json);
+    return staticJson(v, this.terminal.marker);
   }
+
+}
+
+/** A value built at translation time as JSON for `celLiteral`, the run-time value's marker as its CEL. */
+export function staticJson(v: GoValue, marker: Terminal["marker"]): unknown {
+  const json = toJSON(v);
+  if (marker === undefined) return json;
+  const sub = (x: unknown): unknown => {
+    if (x === marker.text) return new Dynamic(marker.expr);
+    if (Array.isArray(x)) return x.map(sub);
+    if (typeof x === "object" && x !== null) return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, sub(y)]));
+    return x;
+  };
+  return sub(json);
 }
 
 function indent(s: string): string {
