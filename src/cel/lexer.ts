@@ -119,6 +119,8 @@ export interface Tokens {
    * pair: code-point and UTF-16 offsets coincide); true or absent: it may have.
    */
   readonly mayHaveSurrogates?: boolean;
+  /** False when the text has no line feed; true or absent: it may have. */
+  readonly mayHaveNewlines?: boolean;
   /** Of IDENTIFIER tokens, by token index: a hash of the identifier's characters (other entries unspecified). */
   readonly hashes?: Int32Array;
 }
@@ -127,6 +129,8 @@ let kindsBuf = new Uint8Array(64);
 let startsBuf = new Int32Array(64);
 let endsBuf = new Int32Array(64);
 let hashesBuf = new Int32Array(64);
+/** Whether the text being lexed may hold a line feed (set where one is seen or may have been skipped: literals, errors). */
+let newlines = false;
 /** Whether the text being lexed has shown a unit of 0xD800 or above (where the main loop does not look: literals, comments, errors). */
 let wide = false;
 
@@ -204,6 +208,7 @@ function scanHex(src: string, from: number, n: number, len: number): number {
 function scanQuoted(src: string, q: number, raw: boolean, len: number): number {
   const quote = src.charCodeAt(q);
   if (q + 2 < len && src.charCodeAt(q + 1) === quote && src.charCodeAt(q + 2) === quote) {
+    newlines = true;
     let j = q + 3;
     for (;;) {
       if (j >= len) return q + 2; // unterminated triple: keep the empty string ''
@@ -254,6 +259,7 @@ let lexErrors: LexError[] | undefined;
 
 /** A token recognition error from `start`: ANTLR quotes the text through the failing character, then resumes after it. */
 function fail(src: string, len: number, start: number, failAt: number): number {
+  newlines = true;
   if (failAt < len && src.charCodeAt(failAt) >= 0xd800) wide = true;
   const stop = failAt < len ? failAt + cpLen(src, failAt) : len;
   (lexErrors ??= []).push({ offset: start, text: src.slice(start, stop) });
@@ -274,6 +280,7 @@ export function lex(src: string): Tokens {
   const ends = endsBuf;
   const hashes = hashesBuf;
   wide = false;
+  newlines = false;
   lexErrors = undefined;
   let n = 0;
   let i = 0;
@@ -282,6 +289,7 @@ export function lex(src: string): Tokens {
     const c = src.charCodeAt(i);
     // Whitespace: \t \n \f \r and space (not \v).
     if (c <= 32 && (c === 32 || c === 10 || c === 9 || c === 13 || c === 12)) {
+      if (c === 10) newlines = true;
       i++;
       continue;
     }
@@ -554,7 +562,7 @@ export function lex(src: string): Tokens {
   n++;
   const errors = lexErrors;
   lexErrors = undefined;
-  return { kinds, starts, ends, count: n, errors: errors ?? NO_ERRORS, mayHaveSurrogates: wide, hashes };
+  return { kinds, starts, ends, count: n, errors: errors ?? NO_ERRORS, mayHaveSurrogates: wide, mayHaveNewlines: newlines, hashes };
 }
 
 const NO_ERRORS: readonly LexError[] = [];

@@ -178,6 +178,9 @@ class NoMacroCalls extends Map<number, Expr> {
 }
 const NO_MACRO_CALLS: ReadonlyMap<number, Expr> = new NoMacroCalls();
 
+/** The line offsets of a one-line text (shared: a parse that saw no line feed makes none). */
+const NO_LINE_OFFSETS: readonly number[] = Object.freeze([]);
+
 const NULL_CONST: Constant = { kind: "null" };
 const TRUE_CONST: Constant = { kind: "bool", value: true };
 const FALSE_CONST: Constant = { kind: "bool", value: false };
@@ -388,7 +391,7 @@ class Parser implements MacroHelper {
     this.positions.count = this.nextId;
     const cp = this.codePointMap();
     if (this.issues.length > 0 || expr === undefined) this.fail(cp);
-    const lineOffsets = this.lineOffsets(cp);
+    const lineOffsets = this.tokens.mayHaveNewlines === false ? NO_LINE_OFFSETS : this.lineOffsets(cp);
     if (cp !== undefined) {
       this.positions.remap(cp);
     }

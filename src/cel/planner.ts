@@ -153,13 +153,10 @@ function charged(ev: Ev, n: number): Ev {
 }
 
 export function plan(ast: ParsedExpr | CheckedExpr, env: Env): Program {
-  const p = new Planner(env, isChecked(ast) ? ast : undefined, false);
+  const checked = isChecked(ast) ? ast : undefined;
+  const p = new Planner(env, checked, false);
   const root = p.expr(ast.expr);
-  return new CompiledProgram(root, p.nextSlot, () => {
-    const tp = new Planner(env, isChecked(ast) ? ast : undefined, true);
-    const troot = tp.expr(ast.expr);
-    return { root: troot, size: tp.nextSlot };
-  }, ast.sourceInfo?.text);
+  return new CompiledProgram(root, p.nextSlot, env, ast.expr, checked, ast.sourceInfo?.text);
 }
 
 class CompiledProgram implements Program {
@@ -170,7 +167,10 @@ class CompiledProgram implements Program {
   constructor(
     private readonly root: Ev,
     size: number,
-    private readonly planTracked: () => { root: Ev; size: number },
+    // What the tracking variant is planned from, on first use.
+    private readonly env: Env,
+    private readonly expr: Expr,
+    private readonly checked: CheckedExpr | undefined,
     private readonly source: string | undefined,
   ) {
     this.template = unresolvedFrame(size);
@@ -198,8 +198,9 @@ class CompiledProgram implements Program {
     let t = this.tracked;
     if (t === undefined) {
       // The tracking variant is planned on first use: programs never evaluated with cost pay nothing.
-      const p = this.planTracked();
-      t = { root: p.root, template: unresolvedFrame(p.size) };
+      const tp = new Planner(this.env, this.checked, true);
+      const troot = tp.expr(this.expr);
+      t = { root: troot, template: unresolvedFrame(tp.nextSlot) };
       this.tracked = t;
     }
     const f = t.template.slice();
