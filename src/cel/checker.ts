@@ -313,6 +313,10 @@ function functionInfo(info: EnvInfo, fn: FunctionDecl): FunctionInfo {
   return fi;
 }
 
+/** Scratch: the argument types of a call of one or two arguments being resolved (receiver included). */
+const ARG_TYPES_1: CelType[] = [DYN];
+const ARG_TYPES_2: CelType[] = [DYN, DYN];
+
 /** Scratch: the type variables of the arguments of the call being resolved. */
 const ARG_VARS: CelType[] = [];
 
@@ -825,13 +829,24 @@ class Checker {
     const fn = fi.decl;
     const isMember = target !== undefined;
     // (Made to measure for the usual arities: a push onto an empty array reserves 17 elements.)
+    // (Resolution neither recurses nor keeps the argument types: one or two of them go in shared scratch arrays.)
     let argTypes: CelType[];
     const na = args.length;
-    if (!isMember && na === 2) argTypes = [this.typeOf(args[0]!.id), this.typeOf(args[1]!.id)];
-    else if (isMember && na === 1) argTypes = [this.typeOf(target.id), this.typeOf(args[0]!.id)];
-    else if (!isMember && na === 1) argTypes = [this.typeOf(args[0]!.id)];
-    else if (isMember && na === 0) argTypes = [this.typeOf(target.id)];
-    else {
+    if (!isMember && na === 2) {
+      argTypes = ARG_TYPES_2;
+      argTypes[0] = this.typeOf(args[0]!.id);
+      argTypes[1] = this.typeOf(args[1]!.id);
+    } else if (isMember && na === 1) {
+      argTypes = ARG_TYPES_2;
+      argTypes[0] = this.typeOf(target.id);
+      argTypes[1] = this.typeOf(args[0]!.id);
+    } else if (!isMember && na === 1) {
+      argTypes = ARG_TYPES_1;
+      argTypes[0] = this.typeOf(args[0]!.id);
+    } else if (isMember && na === 0) {
+      argTypes = ARG_TYPES_1;
+      argTypes[0] = this.typeOf(target.id);
+    } else {
       argTypes = [];
       if (isMember) argTypes.push(this.typeOf(target.id));
       for (let i = 0; i < na; i++) argTypes.push(this.typeOf(args[i]!.id));

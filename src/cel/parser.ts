@@ -626,8 +626,12 @@ class Parser implements MacroHelper {
       this.h = h;
       return { kind: "call", id: id0, fn: Op.logicalOr, args: [first, second] };
     }
-    const terms: Expr[] = [first, second];
-    const ops: number[] = [id0];
+    // Three terms or more (arrays made to measure for three: a push onto a full array grows it).
+    const pos2 = this.starts[this.p++] as number;
+    const third = this.parseAnd();
+    if (this.h > h) h = this.h;
+    const terms: Expr[] = [first, second, third];
+    const ops: number[] = [id0, this.newId(pos2)];
     while (this.kinds[this.p] === Tok.LOGICAL_OR) {
       const pos = this.starts[this.p++] as number;
       terms.push(this.parseAnd());
@@ -651,8 +655,12 @@ class Parser implements MacroHelper {
       this.h = h;
       return { kind: "call", id: id0, fn: Op.logicalAnd, args: [first, second] };
     }
-    const terms: Expr[] = [first, second];
-    const ops: number[] = [id0];
+    // Three terms or more (arrays made to measure for three: a push onto a full array grows it).
+    const pos2 = this.starts[this.p++] as number;
+    const third = this.parseBinary(1);
+    if (this.h > h) h = this.h;
+    const terms: Expr[] = [first, second, third];
+    const ops: number[] = [id0, this.newId(pos2)];
     while (this.kinds[this.p] === Tok.LOGICAL_AND) {
       const pos = this.starts[this.p++] as number;
       terms.push(this.parseBinary(1));
