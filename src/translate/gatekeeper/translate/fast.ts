@@ -41,10 +41,11 @@ import { deepEqual, toJSON, type GoValue } from "../value.js";
 import { keyValueToGo } from "../core.js";
 import { isMap, setKey, type GoMap } from "../value.js";
 import { celLiteral, celString, Names, ptrAppend, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
-import { keyMatch, LocationCompiler, staticJson, staticWalk } from "./location.js";
+import { LocationCompiler, staticJson, staticWalk } from "./location.js";
 import { mayCreate } from "./merge.js";
 import { fromMetadataCel, imageCel, terminalFor } from "./mutations.js";
 import { schedule } from "./passes.js";
+import { IS_NS } from "./scope.js";
 import { schemaProblems } from "./schema-check.js";
 
 const registry = SchemaRegistry.builtin();
@@ -84,7 +85,7 @@ function idempotentAlone(m: Mutator): boolean {
 }
 
 /** The one built-in kind all members apply to, with its schema. */
-function oneTypedKind(ms: readonly Mutator[]): SchemaNode | undefined {
+function oneTypedKind(ms: readonly Mutator[]): { schema: SchemaNode; namespace: boolean } | undefined {
   let key: string | undefined;
   let schema: SchemaNode | undefined;
   for (const m of ms) {
@@ -100,7 +101,8 @@ function oneTypedKind(ms: readonly Mutator[]): SchemaNode | undefined {
     schema ??= registry.forKind(b.group === "" ? b.version : `${b.group}/${b.version}`, b.kind);
     if (schema === undefined) return undefined;
   }
-  return schema;
+  if (schema === undefined || key === undefined) return undefined;
+  return { schema, namespace: key === "/v1/Namespace" };
 }
 
 /** The schema node at the end of `m`'s path, every step checked against the schema. */
@@ -195,16 +197,50 @@ function step(m: Mutator, x: string, names: Names): string {
   return `(${x}.hasValue() ? ${present} : ${missing})`;
 }
 
+/**
+ * `e` (an element of a list of structs) has key `node.keyField` equal to `node.keyValue`. The
+ * schema fixes the field's type, so plain CEL equality is Gatekeeper's comparison (a key value of
+ * the other type never matches either way).
+ */
+function keyMatch(e: string, node: ListNode): string {
+  const f = celString(node.keyField);
+  const v = typeof node.keyValue === "string" ? celString(node.keyValue) : String(node.keyValue);
+  return `${f} in ${e} && ${e}[${f}] == ${v}`;
+}
+
+/**
+ * A guard of a member of a group of one kind that is not Namespace: Gatekeeper's namespace of
+ * the object is then always the request's (scope.ts writes the general case).
+ */
+function notNamespace(guard: string): string {
+  return guard
+    .split(`(${IS_NS} ? object.metadata.?name.orValue("") : request.?namespace.orValue(""))`)
+    .join(`request.?namespace.orValue("")`)
+    .split(`!${IS_NS} && `)
+    .join("")
+    .split(`${IS_NS} || `)
+    .join("");
+}
+
 class Builder {
   readonly names = new Names();
   constructor(
-    private readonly guards: readonly (string | undefined)[],
+    /** Per member, its slot in the list of distinct match guards `g` (undefined: matches always). */
+    private readonly slots: readonly (number | undefined)[],
     private readonly passes: number,
+    /** The kind's schema. */
+    private readonly root: SchemaNode,
   ) {}
 
-  /** `g[i]` when member i has match criteria. */
+  /** Member i's guard as CEL (`g[slot]`), undefined when it has none. */
+  private g(i: number): string | undefined {
+    const slot = this.slots[i];
+    return slot === undefined ? undefined : `g[${slot}]`;
+  }
+
   private guarded(i: number, then: string, otherwise: string): string {
-    return this.guards[i] === undefined ? then : `(g[${i}] ? ${then} : ${otherwise})`;
+    const g = this.g(i);
+    return g === undefined ? then : `(${g} ? ${then} : ${otherwise})`;
   }
 
   /**
@@ -238,7 +274,10 @@ class Builder {
       if (next.some((t) => t !== next[0])) fail();
       const r = next[0] === "Object" ? this.objectLevel(below, d + 1, child, kptr) : this.listLevel(below, d + 1, child, kptr);
       ops.push(...r.ops);
-      need.push(`${celString(k)} in ${cur}`, ...r.need);
+      // A built-in's top-level spec/status is a non-pointer Go struct: always in the object CEL
+      // sees (merge.ts relies on the same).
+      const always = d === 0 && (k === "spec" || k === "status") && this.root.t === "struct" && registry.child(this.root, k)?.t === "struct";
+      need.push(...(always ? [] : [`${celString(k)} in ${cur}`]), ...r.need);
     }
     return { ops, need };
   }
@@ -296,7 +335,8 @@ class Builder {
       creatable.push(exists);
       appends.push(`(${exists} ? [] : ${v.ops})`);
     }
-    if (creatable.length >= 2) need.push(`size([${creatable.map((x) => `!${x}`).join(", ")}].filter(b, b)) <= 1`);
+    if (creatable.length === 2) need.push(`(${creatable[0]} || ${creatable[1]})`);
+    else if (creatable.length > 2) need.push(`size([${creatable.map((x) => `!${x}`).join(", ")}].filter(b, b)) <= 1`);
     if (dispatched.length === 0 && globs.length === 0) return { ops: [...ops, ...appends], need };
     const i = this.names.next("i");
     const e = this.names.next("e");
@@ -373,13 +413,15 @@ class Builder {
       if (!attached || !isMap(value) || !Object.prototype.hasOwnProperty.call(value, k)) continue;
       const lit = celLiteral(staticJson(value[k]!, t.marker));
       const sees = this.passes >= 2 ? "true" : `${x.index} >= ${ci}`;
-      const cond = this.guards[x.index] === undefined ? sees : `(${sees} && g[${x.index}])`;
+      const gx = this.g(x.index);
+      const cond = gx === undefined ? sees : `(${sees} && ${gx})`;
       entries.push(`?${celString(k)}: ${cond} ? optional.of(dyn(${lit})) : optional.none()`);
     }
     let first = "-1";
     for (let i = creators.length - 1; i >= 0; i--) {
       const c = creators[i]!;
-      first = this.guards[c.index] === undefined ? String(c.index) : `(g[${c.index}] ? ${c.index} : ${first})`;
+      const gc = this.g(c.index);
+      first = gc === undefined ? String(c.index) : `(${gc} ? ${c.index} : ${first})`;
     }
     const ops = `[${first}].map(${ci}, ${ci} < 0 ? [] : [JSONPatch{op: "add", path: ${ptrCel(ptrAppend(ptr))}, value: {${entries.join(", ")}}}])[0]`;
     return { creators: creators.length, ops };
@@ -399,7 +441,8 @@ class Builder {
     const settle = schedule(writers.map((w) => w.m))?.passes ?? this.passes;
     const add = (w: Member, partial: boolean) => {
       const next = this.names.next("c");
-      const runs = this.guards[w.index] === undefined ? (partial ? `${w.index} >= ${from}` : undefined) : partial ? `(${w.index} >= ${from} && g[${w.index}])` : `g[${w.index}]`;
+      const gw = this.g(w.index);
+      const runs = gw === undefined ? (partial ? `${w.index} >= ${from}` : undefined) : partial ? `(${w.index} >= ${from} && ${gw})` : gw;
       const st = step(w.m, prev, this.names);
       stepsText.push(runs === undefined ? st : `(${runs} ? ${st} : ${prev})`);
       vars.push(next);
@@ -456,11 +499,21 @@ export function fastPath(group: readonly Mutator[], guards: readonly (string | u
   // The one expression grows with the group (each writer of a cell once per round): past this,
   // it would not fit the apiserver's 100,000-character limit anyway.
   if (group.length > MAX_MEMBERS) return undefined;
-  const root = oneTypedKind(group);
-  if (root === undefined) return undefined;
+  const kind = oneTypedKind(group);
+  if (kind === undefined) return undefined;
+  const root = kind.schema;
   try {
     for (const m of group) checkMember(m, root);
-    const b = new Builder(guards, passes);
+    // Distinct guards once each (members often share their match criteria).
+    const distinct: string[] = [];
+    const slots = guards.map((g) => {
+      if (g === undefined) return undefined;
+      const text = kind.namespace ? g : notNamespace(g);
+      let i = distinct.indexOf(text);
+      if (i < 0) i = distinct.push(text) - 1;
+      return i;
+    });
+    const b = new Builder(slots, passes, root);
     const r = b.objectLevel(
       group.map((m, index) => ({ m, index })),
       0,
@@ -470,8 +523,7 @@ export function fastPath(group: readonly Mutator[], guards: readonly (string | u
     // Nothing shared: the ordinary translation is as good (merge.ts already joins such groups).
     if (r.need.length === 0) return undefined;
     const body = joinOps(r.ops);
-    const used = guards.some((g) => g !== undefined);
-    const expression = used ? `[[${guards.map((g) => (g === undefined ? "true" : `(${g})`)).join(",\n ")}]].map(g,\n${body})[0]` : body;
+    const expression = distinct.length > 0 ? `[[${distinct.map((g) => `(${g})`).join(",\n ")}]].map(g,\n${body})[0]` : body;
     return { condition: r.need.join(" &&\n"), expression };
   } catch (e) {
     if (e instanceof NotFast) return undefined;

@@ -57,16 +57,28 @@ function dedupe(vals: readonly GoValue[]): GoValue[] {
   return out;
 }
 
-/** The CEL of `NEW(s)` for AssignImage (D, P, T folded in). */
+/**
+ * The CEL of `NEW(s)` for AssignImage (D, P, T folded in). Gatekeeper's parser splits `s` into
+ * a domain (the part before the first `/` when it has a `.` or `:`, or is `localhost`), a path
+ * and a tag (from the first `:` or `@` of the rest); `k` is where the rest begins, computed once.
+ * The rest is its path followed by its tag, so keeping both keeps the rest as it is.
+ */
 export function imageCel(s: string, domain: string, path: string, tag: string, names: Names): string {
-  const hasDom = `(${s}.matches("^[^/]*[.:][^/]*/") || ${s}.startsWith("localhost/"))`;
   if (domain !== "" && path !== "" && tag !== "") return celString(`${domain}/${path}${tag}`);
-  const domPart = domain !== "" ? celString(`${domain}/`) : `(${hasDom} ? ${s}.substring(0, ${s}.indexOf("/") + 1) : "")`;
-  const r = names.next("r");
+  const hasDom = `(${s}.matches("^[^/]*[.:][^/]*/") || ${s}.startsWith("localhost/"))`;
+  const k = names.next("k");
+  const dom = domain !== "" ? celString(`${domain}/`) : `${s}.substring(0, ${k})`;
+  const rest = `${s}.substring(${k})`;
   const tagRe = celString("[:@][\\s\\S]*");
-  const pathPart = path !== "" ? celString(path) : `${r}.substring(0, size(${r}) - size(${r}.find(${tagRe})))`;
-  const tagPart = tag !== "" ? celString(tag) : `${r}.find(${tagRe})`;
-  return `${domPart} + [${hasDom} ? ${s}.substring(${s}.indexOf("/") + 1) : ${s}].map(${r}, ${pathPart} + ${tagPart})[0]`;
+  let tail: string;
+  if (path !== "" && tag !== "") tail = celString(path + tag);
+  else if (path === "" && tag === "") tail = rest;
+  else if (path !== "") tail = `${celString(path)} + ${rest}.find(${tagRe})`;
+  else {
+    const r = names.next("r");
+    tail = `[${rest}].map(${r}, ${r}.substring(0, size(${r}) - size(${r}.find(${tagRe}))))[0] + ${celString(tag)}`;
+  }
+  return `[${hasDom} ? ${s}.indexOf("/") + 1 : 0].map(${k}, ${dom} + ${tail})[0]`;
 }
 
 export interface MutationCel {
