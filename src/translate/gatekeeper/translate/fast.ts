@@ -12,16 +12,24 @@
  * shared is ever created, and the group falls apart into independent cells:
  *
  * - a terminal field written by several members (an image rewritten by three AssignImage, a
- *   list two ModifySet merge into) is a value; R passes of the group write it as R rounds of its
- *   writers' functions in Gatekeeper's order, composed in CEL over that value;
+ *   list two ModifySet merge into) is a value; the passes write it as rounds of its writers'
+ *   functions in Gatekeeper's order, composed in CEL over that value, as many rounds as those
+ *   writers need to settle on their own (`schedule` of them; at most the group's passes);
  * - a subtree only one member walks into (its own branch) is changed by it alone, creating what
  *   it needs there as its own translation does; its kinds (Assign, ModifySet) are idempotent
- *   alone, so one run is all R passes.
+ *   alone, so one run is all the passes.
+ *
+ * One addressed element per list may also be missing, when what happens to it can be followed as
+ * a value (`virtualElement`): its first member in Gatekeeper order that matches and can create it
+ * does, later members see it in that pass and all of them in the next ones; its cells are then
+ * composed from nothing and its own branches built at translation time, and one append of the
+ * final element stands for the creation. Two missing ones would need their order decided at run
+ * time, so that case stays with the ordinary translation.
  *
  * The policy is emitted as two: the fast one (`…-fast`, sorted before) with that existence
  * predicate as its matchCondition, running the one mutation; and the group's ordinary
- * translation with the negated predicate. The predicate is evaluated when each policy is
- * invoked: after the fast one ran, everything it required still exists (these mutators never
+ * translation (`…-full`) with the negated predicate. The predicate is evaluated when each policy
+ * is invoked: after the fast one ran, everything it required still exists (these mutators never
  * remove a node), so the ordinary one does not match; when it did not hold, the fast one did
  * not run and the ordinary one does everything.
  *
@@ -30,8 +38,9 @@
  * errors can occur and no type test is needed), not under `metadata` (match criteria read it),
  * a bounded schedule, values without nulls (strict decoding drops them between mutations),
  * pathTests only where the analysis keeps their meaning (`MustExist` anywhere, `MustNotExist`
- * on terminals), and no cell that is also a node another member walks through. Anything else:
- * `undefined`, and the group keeps its ordinary translation alone.
+ * on terminals), no member writing a list's key field, and no cell that is also a node another
+ * member walks through. Anything else: `undefined`, and the group keeps its ordinary
+ * translation alone. `fast.test.ts` checks the result against Gatekeeper's semantics.
  */
 import { SchemaRegistry, type SchemaNode } from "../../../kube/schema.js";
 import type { Mutator } from "../mutators/index.js";
@@ -41,7 +50,7 @@ import { deepEqual, toJSON, type GoValue } from "../value.js";
 import { keyValueToGo } from "../core.js";
 import { isMap, setKey, type GoMap } from "../value.js";
 import { celLiteral, celString, Names, ptrAppend, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
-import { LocationCompiler, staticJson, staticWalk } from "./location.js";
+import { LocationCompiler, staticJson, staticWalk, typedKeyMatch as keyMatch } from "./location.js";
 import { mayCreate } from "./merge.js";
 import { fromMetadataCel, imageCel, terminalFor } from "./mutations.js";
 import { schedule } from "./passes.js";
@@ -197,16 +206,6 @@ function step(m: Mutator, x: string, names: Names): string {
   return `(${x}.hasValue() ? ${present} : ${missing})`;
 }
 
-/**
- * `e` (an element of a list of structs) has key `node.keyField` equal to `node.keyValue`. The
- * schema fixes the field's type, so plain CEL equality is Gatekeeper's comparison (a key value of
- * the other type never matches either way).
- */
-function keyMatch(e: string, node: ListNode): string {
-  const f = celString(node.keyField);
-  const v = typeof node.keyValue === "string" ? celString(node.keyValue) : String(node.keyValue);
-  return `${f} in ${e} && ${e}[${f}] == ${v}`;
-}
 
 /**
  * A guard of a member of a group of one kind that is not Namespace: Gatekeeper's namespace of
@@ -461,7 +460,7 @@ class Builder {
 
   /** A member alone from node `d` on: its ordinary walk (creating what it needs there). */
   private ownBranch(x: Member, d: number, cur: string, ptr: Pointer): string {
-    const lc = new LocationCompiler(x.m.path, x.m.tester, terminalFor(x.m), this.names);
+    const lc = new LocationCompiler(x.m.path, x.m.tester, terminalFor(x.m), this.names, true);
     return this.guarded(x.index, lc.compileFrom(d, cur, ptr), "[]");
   }
 

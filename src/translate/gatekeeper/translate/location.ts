@@ -54,6 +54,18 @@ export function keyMatch(e: string, node: ListNode): string {
   return `type(${e}) == map && ${f} in ${e} && ${typed}`;
 }
 
+/**
+ * `keyMatch` for an element of a list of structs of a built-in kind: the schema fixes the key
+ * field's type, so plain CEL equality is Gatekeeper's comparison (a key value of the other type
+ * never matches either way). The element itself is still tested for being a map: the apiserver
+ * never shows anything else there, but nothing else needs to hold for this to be safe.
+ */
+export function typedKeyMatch(e: string, node: ListNode): string {
+  const f = celString(node.keyField);
+  const v = typeof node.keyValue === "string" ? celString(node.keyValue) : String(node.keyValue);
+  return `type(${e}) == map && ${f} in ${e} && ${e}[${f}] == ${v}`;
+}
+
 export class LocationCompiler {
   /** Whether the expression needs `list.flatten()` (lists extension, Kubernetes ≥ 1.34). */
   usesFlatten = false;
@@ -63,6 +75,12 @@ export class LocationCompiler {
     private readonly tester: Tester,
     private readonly terminal: Terminal,
     private readonly names: Names,
+    /**
+     * Every node of the path is a struct, map or list of structs in a built-in kind's schema
+     * (checked by the caller): the object CEL sees has those types there, so Gatekeeper's type
+     * errors cannot occur and their tests are left out.
+     */
+    private readonly typed = false,
   ) {}
 
   compile(): string {
@@ -101,9 +119,10 @@ export class LocationCompiler {
       }
       const body = present === missing ? present : `(${celString(k)} in ${cur} ?\n  ${indent(present)} :\n  ${indent(missing)})`;
       // The admitted object itself is always a map.
-      if (i === 0) return body;
+      if (i === 0 || this.typed) return body;
       return `(type(${cur}) == map ?\n  ${indent(body)} :\n  ${errorOp(objectMismatch(node))})`;
     }
+    const listOr = (body: string) => (this.typed ? body : `(type(${cur}) == list ?\n  ${indent(body)} :\n  ${errorOp(listMismatch(node))})`);
     if (last) {
       if (this.terminal.keyedTerminal === undefined) return errorOp("mutator does not understand keyed lists");
       return `(type(${cur}) == list ?\n  ${indent(this.terminal.keyedTerminal(cur, node, ptr, this.names))} :\n  ${errorOp(listMismatch(node))})`;
@@ -113,15 +132,15 @@ export class LocationCompiler {
     this.usesFlatten = true;
     if (node.glob) {
       const body = cond === "MustNotExist" ? "[]" : `${cur}.transformList(${j}, ${e}, ${indent(this.gen(i + 1, e, ptrIndex(ptr, j)))}).flatten()`;
-      return `(type(${cur}) == list ?\n  ${indent(body)} :\n  ${errorOp(listMismatch(node))})`;
+      return listOr(body);
     }
-    const m = keyMatch(e, node);
+    const m = this.typed ? typedKeyMatch(e, node) : keyMatch(e, node);
     const perMatch = `${cur}.transformList(${j}, ${e}, ${m},\n  ${indent(this.gen(i + 1, e, ptrIndex(ptr, j)))})`;
     const missing = cond === "MustExist" ? "[]" : this.appendElement(i, ptr);
     let body: string;
     if (cond === "MustNotExist") {
       const e2 = this.names.next("e");
-      body = missing === "[]" ? "[]" : `(${cur}.exists(${e2}, ${keyMatch(e2, node)}) ?\n  [] :\n  ${indent(missing)})`;
+      body = missing === "[]" ? "[]" : `(${cur}.exists(${e2}, ${this.typed ? typedKeyMatch(e2, node) : keyMatch(e2, node)}) ?\n  [] :\n  ${indent(missing)})`;
     } else if (missing === "[]") {
       // Without a match the filtered transformList is empty.
       body = `${perMatch}.flatten()`;
@@ -130,7 +149,7 @@ export class LocationCompiler {
       const r = this.names.next("r");
       body = `[${perMatch}].map(${r}, size(${r}) == 0 ?\n  ${indent(missing)} :\n  ${r}.flatten())[0]`;
     }
-    return `(type(${cur}) == list ?\n  ${indent(body)} :\n  ${errorOp(listMismatch(node))})`;
+    return listOr(body);
   }
 
   /** Node `i` (an object node) is missing: what Gatekeeper attaches there, computed now. */
