@@ -338,9 +338,17 @@ interface OverloadEntry {
 }
 const NO_OVERLOADS: OverloadEntry = { overloads: [], candidates: undefined, byIds: undefined };
 
+/** A function declaration and its overload entries by shape (see `EnvCache.overloads`). */
+interface DeclShapes {
+  readonly decl: FunctionDecl;
+  readonly byShape: (OverloadEntry | undefined)[];
+}
+
 interface EnvCache {
   /** By declaration, then by `arity * 2 + (receiver style ? 1 : 0)`. */
   readonly overloads: Map<FunctionDecl, (OverloadEntry | undefined)[]>;
+  /** Functions by their name in the environment (null: none), each with its `overloads` entry. */
+  readonly byName: Map<string, DeclShapes | null>;
   /** By operator ({@link U_MAP_INSERT} …): 0 not known yet, 1 standard overloads only, 2 a library adds its own. */
   readonly userOverloads: Uint8Array;
   readonly staticIdents: Map<string, { value: CelValue } | null>;
@@ -352,7 +360,7 @@ function envCache(env: Env): EnvCache {
   if (LAST_CACHE.env === env) return LAST_CACHE.cache!;
   let c = ENV_CACHES.get(env);
   if (c === undefined) {
-    c = { overloads: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map() };
+    c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map() };
     ENV_CACHES.set(env, c);
   }
   LAST_CACHE.env = env;
@@ -368,6 +376,9 @@ const U_NOT_EQUALS = 3;
 const U_INDEX = 4;
 const U_IN = 5;
 const U_COUNT = 6;
+
+/** Bound on `EnvCache.byName`. */
+const MAX_CACHED_NAMES = 10_000;
 
 /** Variables of a plan found by a scan of their names, before a Map is made (see `Planner.varNames`). */
 const MAX_SCANNED_VARS = 8;
@@ -1976,6 +1987,7 @@ class Planner {
     let decl: FunctionDecl | undefined;
     let member = e.target !== undefined;
     let argExprs: readonly Expr[] = e.args;
+    let shapes: DeclShapes | undefined;
     const ids = this.refs?.get(e.id)?.overloadIds;
     // A checked call that kept its target is a receiver call: the checker has
     // already turned a namespaced function call `a.b.f(x)` into `a.b.f(x)` without target.
@@ -1984,7 +1996,11 @@ class Planner {
       decl = ns;
       member = false;
     } else {
-      decl = member ? this.env.functions.get(e.fn) : this.lookupFunction(e.fn);
+      if (member || (this.env.container === "" && e.fn.charCodeAt(0) !== 46)) {
+        // The name is the function's own (no container candidates): one lookup gives both.
+        shapes = this.declShapes(e.fn);
+        decl = shapes?.decl;
+      } else decl = this.lookupFunction(e.fn);
       if (member) argExprs = e.args.length === 0 ? [e.target!] : e.args.length === 1 ? [e.target!, e.args[0]!] : [e.target!, ...e.args];
     }
     const name = decl?.name ?? e.fn;
@@ -2017,7 +2033,7 @@ class Planner {
     // arguments any overload may apply at run time (cel-go dispatches over all,
     // e.g. `dyn(1) < 2u` without cross-type comparisons declared).
     const concrete = ids !== undefined && this.argsConcrete(argExprs);
-    const entry = this.overloadsOf(decl, member, arity, concrete ? ids : undefined);
+    const entry = this.overloadsOf(decl, member, arity, concrete ? ids : undefined, shapes?.byShape);
     let overloads = entry.overloads;
     if (overloads.length === 0) {
       return (f) => {
@@ -2079,13 +2095,15 @@ class Planner {
    * by the identity of the checker's overload id list (which its resolution
    * cache shares between the calls it resolves alike).
    */
-  private overloadsOf(decl: FunctionDecl | undefined, member: boolean, arity: number, ids: readonly string[] | undefined): OverloadEntry {
+  private overloadsOf(
+    decl: FunctionDecl | undefined,
+    member: boolean,
+    arity: number,
+    ids: readonly string[] | undefined,
+    known?: (OverloadEntry | undefined)[],
+  ): OverloadEntry {
     if (decl === undefined) return NO_OVERLOADS;
-    let byShape = this.cache.overloads.get(decl);
-    if (byShape === undefined) {
-      byShape = [];
-      this.cache.overloads.set(decl, byShape);
-    }
+    const byShape = known ?? this.byShapeOf(decl);
     const slot = arity * 2 + (member ? 1 : 0);
     let all = byShape[slot];
     if (all === undefined) {
@@ -2106,6 +2124,30 @@ class Planner {
       byIds.set(ids, r);
     }
     return r;
+  }
+
+  /** The overload entries of `decl` by shape (made on first use). */
+  private byShapeOf(decl: FunctionDecl): (OverloadEntry | undefined)[] {
+    let byShape = this.cache.overloads.get(decl);
+    if (byShape === undefined) {
+      byShape = [];
+      this.cache.overloads.set(decl, byShape);
+    }
+    return byShape;
+  }
+
+  /** The function named `name` in the environment, with its overload entries (memoized per environment). */
+  private declShapes(name: string): DeclShapes | undefined {
+    const byName = this.cache.byName;
+    let s = byName.get(name);
+    if (s === undefined) {
+      const decl = this.env.functions.get(name);
+      s = decl === undefined ? null : { decl, byShape: this.byShapeOf(decl) };
+      // (Bounded: names no function has could be of unbounded variety.)
+      if (byName.size > MAX_CACHED_NAMES) byName.clear();
+      byName.set(name, s);
+    }
+    return s ?? undefined;
   }
 
   /**
