@@ -5,8 +5,9 @@
  *    varied locations, pathTests and match criteria; `generateMutators`) takes under 2 s.
  * 2. Evaluating a translated set (20 mutators through celmap's MAP admission pipeline,
  *    `runTranslated`) costs at most 2x the reference semantics (Gatekeeper's System, `mutate`) on
- *    the same 1,000 Pods. Interleaved, in alternating order, per repetition, with two more for
- *    context (the translation without bundling/merging, and the pipeline's floor); medians.
+ *    the same 1,000 Pods. Interleaved, in alternating order, per repetition, with three more for
+ *    context (the translation without bundling/merging, the one without the groups' fast path,
+ *    and the pipeline's floor); medians.
  *
  * Usage: `npm run bench:translate`. Environment: REPS (default 7), BENCH_STRICT=1 exits 1 on a
  * missed bar. Prints Markdown for the README.
@@ -76,13 +77,15 @@ const tMedian = t500?.ms ?? Number.POSITIVE_INFINITY;
 // runs the whole pipeline (both passes of the apiserver, strict decoding), `System.mutate` runs
 // Gatekeeper's convergence loop to its fixpoint (its pass that changes nothing included).
 // Also timed, interleaved: the translation without bundling and merging (one policy per
-// group, one mutation per mutator and pass, as before), and the pipeline's floor — the default
+// group, one mutation per mutator and pass), the one without the groups' fast path (every group
+// mutator by mutator and pass, as before `fast.ts`), and the pipeline's floor — the default
 // translation's policies with every mutation replaced by a no-op (`[]`), i.e. the cost of
 // matching, request building and the per-mutation patch path alone.
 const docs20 = generateMutators(20);
 const t20 = translate(docs20);
 const t20plain = translate(docs20, { bundle: false, merge: false });
-for (const t of [t20, t20plain]) if (t.issues.length > 0) throw new Error(`translation self-check failed: ${t.issues[0]}`);
+const t20slow = translate(docs20, { fastPath: false });
+for (const t of [t20, t20plain, t20slow]) if (t.issues.length > 0) throw new Error(`translation self-check failed: ${t.issues[0]}`);
 const NOOP = `object.kind == "" ? [JSONPatch{op: "test", path: "/kind", value: ""}] : []`;
 const t20floor = {
   ...t20,
@@ -101,15 +104,18 @@ const nsObjects = pods.map((p) => namespaceObject((p.metadata as { namespace: st
 // Warm-up, and a check that both give the same objects (the bench measures equal work).
 let agree = 0;
 let agreePlain = 0;
+let agreeSlow = 0;
 const iterations: Record<number, number> = {};
 for (let i = 0; i < pods.length; i++) {
   const a = runTranslated(t20, pods[i], { namespace: nsObjects[i] });
   const a2 = runTranslated(t20plain, pods[i], { namespace: nsObjects[i] });
+  const a3 = runTranslated(t20slow, pods[i], { namespace: nsObjects[i] });
   runTranslated(t20floor, pods[i], { namespace: nsObjects[i] });
   const b = system.mutate(pods[i], { namespace: nsObjects[i], uuid: () => "x" });
   iterations[b.iterations] = (iterations[b.iterations] ?? 0) + 1;
   if (a.allowed && b.error === undefined && JSON.stringify(a.object) === JSON.stringify(b.object)) agree++;
   if (a2.allowed && b.error === undefined && JSON.stringify(a2.object) === JSON.stringify(b.object)) agreePlain++;
+  if (a3.allowed && b.error === undefined && JSON.stringify(a3.object) === JSON.stringify(b.object)) agreeSlow++;
 }
 const laBefore = loadavg().map((x) => x.toFixed(2)).join(" / ");
 const runs: Record<string, () => void> = {
@@ -122,11 +128,14 @@ const runs: Record<string, () => void> = {
   plain: () => {
     for (let i = 0; i < pods.length; i++) runTranslated(t20plain, pods[i], { namespace: nsObjects[i] });
   },
+  slow: () => {
+    for (let i = 0; i < pods.length; i++) runTranslated(t20slow, pods[i], { namespace: nsObjects[i] });
+  },
   floor: () => {
     for (let i = 0; i < pods.length; i++) runTranslated(t20floor, pods[i], { namespace: nsObjects[i] });
   },
 };
-const times: Record<string, number[]> = { map: [], gk: [], plain: [], floor: [] };
+const times: Record<string, number[]> = { map: [], gk: [], plain: [], slow: [], floor: [] };
 const order = Object.keys(runs);
 for (let r = 0; r < REPS; r++) {
   for (const k of r % 2 === 0 ? order : [...order].reverse()) {
@@ -138,6 +147,7 @@ for (let r = 0; r < REPS; r++) {
 const mapMedian = median(times.map!);
 const gkMedian = median(times.gk!);
 const plainMedian = median(times.plain!);
+const slowMedian = median(times.slow!);
 const floorMedian = median(times.floor!);
 const ratio = mapMedian / gkMedian;
 
@@ -165,7 +175,8 @@ console.log(`| reference semantics (Gatekeeper System, to its fixpoint: ${its} i
 console.log(`| translated (${t20.policies.length} MAPs, ${mutationsOf(t20)} mutations, through the admission pipeline), same Pods | ${perPod(mapMedian)} | | |`);
 console.log(`| translated / reference | ${ratio.toFixed(2)}x | ≤ 2x | ${ok2 ? "met" : "MISSED"} |`);
 console.log(`| for comparison: without bundling and merging (${t20plain.policies.length} MAPs, ${mutationsOf(t20plain)} mutations) | ${perPod(plainMedian)} (${(plainMedian / gkMedian).toFixed(2)}x) | | |`);
+console.log(`| for comparison: without the groups' fast path (${t20slow.policies.length} MAPs, ${mutationsOf(t20slow)} mutations) | ${perPod(slowMedian)} (${(slowMedian / gkMedian).toFixed(2)}x) | | |`);
 console.log(`| pipeline floor: the same ${t20.policies.length} MAPs with all ${mutationsOf(t20)} mutations no-ops | ${perPod(floorMedian)} (${(floorMedian / gkMedian).toFixed(2)}x) | | |`);
 console.log("");
-console.log(`Same admitted object from both on ${agree}/${pods.length} Pods (${agreePlain}/${pods.length} without bundling and merging).`);
+console.log(`Same admitted object from both on ${agree}/${pods.length} Pods (${agreePlain}/${pods.length} without bundling and merging, ${agreeSlow}/${pods.length} without the fast path).`);
 if (STRICT && !(ok1 && ok2)) process.exit(1);
