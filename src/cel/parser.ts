@@ -292,6 +292,20 @@ interface Issue {
 const INTERN_SIZE = 512;
 const INTERNED: string[] = new Array<string>(INTERN_SIZE).fill("");
 
+/**
+ * The engine's unique copy of `s` (V8's internalized string, the one a string literal or property
+ * key with these characters is): names from the intern table then compare by identity with the
+ * literals and declared names they meet (a Map key, a macro or function name, a `case` label),
+ * where a string made from the source would be compared character by character. Property keys are
+ * internalized, and `Object.keys` returns them. (Made only when a name enters the table; a flat
+ * copy of its own either way, never a slice that would keep the source text alive.)
+ */
+function internalized(s: string): string {
+  const o: Record<string, number> = {};
+  o[s] = 0;
+  return Object.keys(o)[0] ?? s;
+}
+
 function escapeWS(s: string): string {
   return s.replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
 }
@@ -824,9 +838,9 @@ class Parser implements MacroHelper {
     const slot = (h ^ (h >>> 9)) & (INTERN_SIZE - 1);
     const cand = INTERNED[slot] as string;
     if (cand === s) return cand;
-    // A long substring may share the source's characters (V8's sliced strings): the table keeps a copy of its own.
-    INTERNED[slot] = s.length > 12 ? ` ${s}`.slice(1) : s;
-    return s;
+    const u = internalized(s);
+    INTERNED[slot] = u;
+    return u;
   }
 
   /** The name of an IDENTIFIER or ESC_IDENTIFIER token used as a field. */
