@@ -91,7 +91,9 @@ const container = fc.record(
 
 const pod: fc.Arbitrary<Obj> = fc
   .record({
-    names: fc.constantFrom(["app", "sidecar"], ["sidecar", "app", "extra"], ["app"], ["extra"], ["app", "sidecar", "app"]),
+    // null: an element that is not a map (the apiserver never shows one in a typed list; the
+    // translation must still do what Gatekeeper does with it).
+    names: fc.constantFrom<(string | null)[]>(["app", "sidecar"], ["sidecar", "app", "extra"], ["app"], ["extra"], ["app", "sidecar", "app"], ["app", null, "sidecar"]),
     containers: fc.array(container, { minLength: 3, maxLength: 3 }),
     name: fc.constantFrom("web-1", "api-2"),
     namespace: fc.constantFrom("shop", "kube-system", "default"),
@@ -101,7 +103,7 @@ const pod: fc.Arbitrary<Obj> = fc
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name, namespace, labels: { tier } },
-    spec: { containers: names.map((n, i) => ({ name: n, ...containers[i % containers.length] })) },
+    spec: { containers: names.map((n, i) => (n === null ? null : { name: n, ...containers[i % containers.length] })) },
   }));
 
 describe("a group's fast path (fast.ts) gives Gatekeeper's result", () => {

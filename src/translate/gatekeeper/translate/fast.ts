@@ -49,7 +49,8 @@ import { mutateImage } from "../image.js";
 import { deepEqual, toJSON, type GoValue } from "../value.js";
 import { keyValueToGo } from "../core.js";
 import { isMap, setKey, type GoMap } from "../value.js";
-import { celLiteral, celString, Names, ptrAppend, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
+import { printNode } from "../path/print.js";
+import { celLiteral, celString, errorOp, Names, ptrAppend, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
 import { LocationCompiler, staticJson, staticWalk, typedKeyMatch as keyMatch } from "./location.js";
 import { mayCreate } from "./merge.js";
 import { fromMetadataCel, imageCel, terminalFor } from "./mutations.js";
@@ -357,8 +358,18 @@ class Builder {
       body = `(${cond} ?\n  ${indent(here.ops)} :\n  ${indent(body)})`;
       if (here.need !== "true" || needBody !== "true") needBody = `(${cond} ? ${here.need} : ${needBody})`;
     }
-    ops.push(`${list}.transformList(${i}, ${e}, ${body}).flatten()`, ...appends);
-    if (needBody !== "true") need.push(`${list}.all(${e}, ${needBody})`);
+    // An element that is not a map (never one of a built-in's structs as the apiserver shows them,
+    // but nothing else needs to hold for this): members addressing a key skip it, as Gatekeeper's
+    // walk does; the first glob that matches the request fails on it, as there.
+    let notMap = "[]";
+    for (let k = globs.length - 1; k >= 0; k--) {
+      const x = globs[k]!;
+      const fails = errorOp(`mismatch between path entry (type: object) and received object (not a map). Path: ${printNode(x.m.path.nodes[d + 1]!)}`);
+      const gx = this.g(x.index);
+      notMap = gx === undefined ? fails : `(${gx} ? ${fails} : ${notMap})`;
+    }
+    ops.push(`${list}.transformList(${i}, ${e}, type(${e}) != map ? ${notMap} :\n  ${indent(body)}).flatten()`, ...appends);
+    if (needBody !== "true") need.push(`${list}.all(${e}, type(${e}) != map || ${needBody})`);
     return { ops, need };
   }
 
