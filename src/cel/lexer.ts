@@ -121,14 +121,23 @@ export interface Tokens {
   readonly mayHaveSurrogates?: boolean;
   /** False when the text has no line feed; true or absent: it may have. */
   readonly mayHaveNewlines?: boolean;
-  /** Of IDENTIFIER tokens, by token index: a hash of the identifier's characters (other entries unspecified). */
+  /**
+   * Of IDENTIFIER tokens, by token index: a hash of the identifier's characters; of STRING tokens,
+   * {@link PLAIN_STRING} when the literal is a quoted single line without escape sequences (its
+   * value is the text between the quotes), else 0 (other entries unspecified).
+   */
   readonly hashes?: Int32Array;
 }
+
+/** `Tokens.hashes` of a STRING token whose value is the text between its quotes. */
+export const PLAIN_STRING = 1;
 
 let kindsBuf = new Uint8Array(64);
 let startsBuf = new Int32Array(64);
 let endsBuf = new Int32Array(64);
 let hashesBuf = new Int32Array(64);
+/** Set by {@link scanQuoted}: the literal scanned is single-line and has no escape sequence. */
+let plainLiteral = false;
 /** Whether the text being lexed may hold a line feed (set where one is seen or may have been skipped: literals, errors). */
 let newlines = false;
 /** Whether the text being lexed has shown a unit of 0xD800 or above (where the main loop does not look: literals, comments, errors). */
@@ -207,6 +216,7 @@ function scanHex(src: string, from: number, n: number, len: number): number {
  */
 function scanQuoted(src: string, q: number, raw: boolean, len: number): number {
   const quote = src.charCodeAt(q);
+  plainLiteral = false;
   if (q + 2 < len && src.charCodeAt(q + 1) === quote && src.charCodeAt(q + 2) === quote) {
     newlines = true;
     let j = q + 3;
@@ -227,12 +237,17 @@ function scanQuoted(src: string, q: number, raw: boolean, len: number): number {
     }
   }
   let j = q + 1;
+  let plain = true;
   for (;;) {
     if (j >= len) return ~len;
     const c = src.charCodeAt(j);
-    if (c === quote) return j + 1;
+    if (c === quote) {
+      plainLiteral = plain;
+      return j + 1;
+    }
     if (c === 10 || c === 13) return ~j;
     if (c === 92 && !raw) {
+      plain = false;
       const r = scanEscape(src, j, len);
       if (r < 0) return r;
       j = r;
@@ -316,6 +331,7 @@ export function lex(src: string): Tokens {
               kinds[n] = bytes ? Tok.BYTES : Tok.STRING;
               starts[n] = start;
               ends[n] = r;
+              hashes[n] = 0; // a prefixed literal is never PLAIN_STRING
               n++;
               i = r;
               continue;
@@ -394,6 +410,7 @@ export function lex(src: string): Tokens {
             continue;
           }
           kind = Tok.STRING;
+          hashes[n] = plainLiteral ? PLAIN_STRING : 0;
           i = r;
           break;
         }

@@ -22,7 +22,7 @@ import type { Constant, Expr, ParsedExpr, SourceInfo, StructField, MapEntry } fr
 import { ACCUMULATOR, Op } from "./ast.js";
 import type { MacroSet } from "./decls.js";
 import { CelCompileError, type CelIssue, locate } from "./errors.js";
-import { decodeBytes, decodeString, formatTokenSet, lex, Tok, UnescapeError, type Tokens } from "./lexer.js";
+import { decodeBytes, decodeString, formatTokenSet, lex, PLAIN_STRING, Tok, UnescapeError, type Tokens } from "./lexer.js";
 import { findMacro, type MacroHelper, macroTable, type MacroTable } from "./macros.js";
 
 export interface ParseOptions {
@@ -901,11 +901,17 @@ class Parser implements MacroHelper {
       case Tok.STRING: {
         this.p++;
         let value: string;
-        try {
-          value = decodeString(this.src, start, this.ends[p] as number);
-        } catch (e) {
-          if (!(e instanceof UnescapeError)) throw e;
-          return this.semanticError(start, e.message);
+        const hashes = this.hashes;
+        if (hashes !== undefined && hashes[p] === PLAIN_STRING) {
+          // The lexer saw a quoted single line without escapes: no second scan.
+          value = this.src.slice(start + 1, (this.ends[p] as number) - 1);
+        } else {
+          try {
+            value = decodeString(this.src, start, this.ends[p] as number);
+          } catch (e) {
+            if (!(e instanceof UnescapeError)) throw e;
+            return this.semanticError(start, e.message);
+          }
         }
         return { kind: "const", id: this.newId(start), value: { kind: "string", value } };
       }
