@@ -87,6 +87,34 @@ describe("celmap translate", () => {
     expect(pod.spec.containers[0]!.args).toEqual(["--v=2"]);
   });
 
+  it("a group gets a fast policy and its own one; --no-fast-path leaves only the latter, with the same result", async () => {
+    const [fast, plain] = await Promise.all([runCli(["translate", "-f", EXAMPLES]), runCli(["translate", "-f", EXAMPLES, "--no-fast-path"])]);
+    expect(fast.code).toBe(0);
+    expect(plain.code).toBe(0);
+    const names = (out: string) =>
+      out
+        .split(/^---$/m)
+        .map((d) => parse(d) as { kind: string; metadata: { name: string } })
+        .filter((d) => d.kind === "MutatingAdmissionPolicy")
+        .map((d) => d.metadata.name);
+    expect(names(fast.stdout)).toEqual(expect.arrayContaining(["gatekeeper-assign-set-image-pull-policy-group-fast", "gatekeeper-assign-set-image-pull-policy-group-full"]));
+    expect(names(plain.stdout).some((n) => n.endsWith("-fast"))).toBe(false);
+    expect(fast.stderr).toContain("note: fast path: policy gatekeeper-assign-set-image-pull-policy-group-fast runs the whole group as one mutation");
+    const fastFile = file("fast.yaml", fast.stdout);
+    const [a, b, traced] = await Promise.all([
+      runCli(["eval", "-f", fastFile, "-r", POD, "-o", "yaml"]),
+      runCli(["eval", "-f", file("plain.yaml", plain.stdout), "-r", POD, "-o", "yaml"]),
+      runCli(["eval", "-f", fastFile, "-r", POD, "-o", "yaml", "--trace"]),
+    ]);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    // On this Pod the fast policy does the work and the group's own policy does not match.
+    const trace = traced.stdout + traced.stderr;
+    expect(trace).toContain("matchCondition gatekeeper-fast-path: true");
+    expect(trace).toContain("matchCondition gatekeeper-not-fast-path: false");
+  });
+
   it("-o json: policies, bindings and verdicts; --api-version/--min-kubernetes", async () => {
     const r = await runCli(["translate", "-f", `${EXAMPLES}image-pull-policy.yaml`, "-o", "json", "--api-version", "v1beta1", "--min-kubernetes", "1.34"]);
     expect(r.code).toBe(0);

@@ -53,6 +53,12 @@ const OPTIONS: readonly OptionSpec[] = [
     description: "yaml (default): the policies then the bindings as YAML documents; json: one object {policies, bindings, verdicts}.",
   },
   { name: "strict", type: "boolean", description: "Exit 1 unless every mutator translates exactly (a difference or a refusal fails)." },
+  {
+    name: "no-fast-path",
+    type: "boolean",
+    description:
+      "Emit each group of interacting mutators as its own policy only, without the <group>-fast policy that runs all of the group's passes as one mutation when the nodes its members share exist (both give Gatekeeper's result; the fast path costs the apiserver less).",
+  },
   HELP_OPTION,
 ];
 
@@ -64,7 +70,10 @@ const VERDICT_HELP = `  Every mutator gets one verdict, printed on stderr (the t
     Assign/lookup: refused at spec.parameters.assign.externalData: <reason>
         not translated (external data, features the target Kubernetes lacks, ...)
   Mutators that interact (same locations, labels read by selectors) share one policy whose
-  mutations run in Gatekeeper's order; notes about this are printed under the verdict.`;
+  mutations run in Gatekeeper's order and passes; notes about this are printed under the verdict.
+  Such a group of one built-in kind also gets a <group>-fast policy: when the nodes its members
+  share exist (matchCondition gatekeeper-fast-path), it does all passes in one mutation, and the
+  group's own policy (<group>-full) then does not match (--no-fast-path: only the latter).`;
 
 const EXIT_HELP = `  0  translated (with --strict: every mutator exactly)
   1  --strict and some mutator was translated with a difference or refused
@@ -77,7 +86,7 @@ export const translateCommand: Command = {
   summary: "Translate Gatekeeper mutators and Kyverno MutatingPolicies into MutatingAdmissionPolicies and bindings, with a verdict per input.",
   usage:
     "celmap translate -f <mutators>... [--api-version v1|v1beta1|v1alpha1] [--min-kubernetes 1.32|…|1.36] " +
-    "[--failure-policy Fail|Ignore] [-o yaml|json] [--strict]",
+    "[--failure-policy Fail|Ignore] [--no-fast-path] [-o yaml|json] [--strict]",
   description:
     "Compiles Gatekeeper mutators into MutatingAdmissionPolicies that kube-apiserver runs itself (no webhook): scoping " +
     "in matchConstraints and matchConditions, JSONPatch mutations (ApplyConfiguration where provably equal), " +
@@ -235,6 +244,7 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
     apiVersion: apiVersion as MapApiVersion,
     ...(minKubernetes !== undefined ? { minKubernetes } : {}),
     failurePolicy,
+    fastPath: args.values["no-fast-path"] !== true,
   });
   if (t.issues.length > 0) {
     for (const i of t.issues) io.stderr(`${errColor.red("internal error")}: the translation does not validate: ${i}\n`);
