@@ -342,7 +342,7 @@ function referenceOf(r: Resolved): Reference {
 
 /** Tries each candidate name for `name` in the container, most qualified first. */
 function resolveCandidates<T>(prefixes: readonly string[], name: string, fn: (candidate: string) => T | undefined): T | undefined {
-  if (name.startsWith(".")) return fn(name.slice(1));
+  if (isRootScoped(name)) return fn(name.slice(1));
   for (let i = 0; i < prefixes.length; i++) {
     const r = fn(prefixes[i] === "" ? name : prefixes[i] + name);
     if (r !== undefined) return r;
@@ -1486,4 +1486,9 @@ function describeExpr(e: Expr): string {
   if (e.kind === "const") return `${e.value.kind === "string" ? JSON.stringify(e.value.value) : String((e.value as { value?: unknown }).value)}`;
   if (e.kind === "ident") return e.name;
   return e.kind;
+}
+
+/** Whether a name is written with a leading dot (root-scoped): a character test, not a `startsWith` call. */
+function isRootScoped(name: string): boolean {
+  return name.charCodeAt(0) === 46;
 }

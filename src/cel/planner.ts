@@ -470,7 +470,7 @@ class Planner {
     if (this.refs === undefined) return false;
     const refName = this.refs.get(id)?.name ?? name;
     if (this.lookupLocal(refName) !== undefined) return false;
-    const n = refName.startsWith(".") ? refName.slice(1) : refName;
+    const n = isRootScoped(refName) ? refName.slice(1) : refName;
     return !this.env.variables.has(n) && this.staticIdent(n) !== undefined;
   }
 
@@ -805,7 +805,7 @@ class Planner {
 
   /** cel-go's container resolution: `a.b` in container `x.y` → `x.y.a.b`, `x.a.b`, `a.b`. */
   private candidateNames(name: string): string[] {
-    if (name.startsWith(".")) return [name.slice(1)];
+    if (isRootScoped(name)) return [name.slice(1)];
     const out: string[] = [];
     let c = this.env.container;
     while (c !== "") {
@@ -825,17 +825,17 @@ class Planner {
         return () => v;
       }
       const refName = ref.name ?? name;
-      if (!refName.startsWith(".")) {
+      if (!isRootScoped(refName)) {
         const local = this.lookupLocal(refName);
         if (local !== undefined) return this.readLocal(local);
       }
-      return this.globalName(refName.startsWith(".") ? refName.slice(1) : refName);
+      return this.globalName(isRootScoped(refName) ? refName.slice(1) : refName);
     }
-    if (!name.startsWith(".")) {
+    if (!isRootScoped(name)) {
       const local = this.lookupLocal(name);
       if (local !== undefined) return this.readLocal(local);
     }
-    if (this.refs !== undefined) return this.globalName(name.startsWith(".") ? name.slice(1) : name);
+    if (this.refs !== undefined) return this.globalName(isRootScoped(name) ? name.slice(1) : name);
     return this.resolveNames([{ names: this.candidateNames(name), fields: [] }]);
   }
 
@@ -926,7 +926,7 @@ class Planner {
       cur = cur.operand;
     }
     if (cur.kind !== "ident") return undefined;
-    if (!cur.name.startsWith(".") && this.lookupLocal(cur.name) !== undefined) return undefined;
+    if (!isRootScoped(cur.name) && this.lookupLocal(cur.name) !== undefined) return undefined;
     if (this.refs?.get(cur.id)?.value !== undefined) return undefined;
     fields.push(cur.name);
     return fields.reverse();
@@ -1127,14 +1127,14 @@ class Planner {
 
   private resolveTypeName(id: number, written: string): string {
     const ref = this.refs?.get(id);
-    if (ref?.name !== undefined) return ref.name.startsWith(".") ? ref.name.slice(1) : ref.name;
+    if (ref?.name !== undefined) return isRootScoped(ref.name) ? ref.name.slice(1) : ref.name;
     const t = this.types?.get(id);
     if (t !== undefined && (t.kind === "message" || t.kind === "wrapper" || t.kind === "opaque")) return t.name;
     const provider = this.env.typeProvider;
     for (const c of this.candidateNames(written)) {
       if (provider?.findType(c) !== undefined) return c;
     }
-    return written.startsWith(".") ? written.slice(1) : written;
+    return isRootScoped(written) ? written.slice(1) : written;
   }
 
   // ------------------------------------------------------------------ comprehensions
@@ -2538,4 +2538,9 @@ function callDispatch(name: string, cands: readonly Candidate[], args: readonly 
     const vals = args.map((a) => a(f));
     return selectOverload(name, cands, vals).impl!(...vals);
   };
+}
+
+/** Whether a name is written with a leading dot (root-scoped): a character test, not a `startsWith` call. */
+function isRootScoped(name: string): boolean {
+  return name.charCodeAt(0) === 46;
 }
