@@ -46,8 +46,8 @@ function compile(pattern: string): RE2JS {
  * evaluates the same patterns on the same texts over and over, as `matches` (std/strings.ts).
  */
 const found = new WeakMap<RE2JS, Map<string, string>>();
-const FOUND_PER_PATTERN = 256;
-const FOUND_TEXT_LIMIT = 256;
+const FOUND_PER_PATTERN = 64;
+const FOUND_TEXT_LIMIT = 128;
 
 export function find(s: string, pattern: string): string {
   const re = compile(pattern);

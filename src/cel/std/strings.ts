@@ -61,9 +61,9 @@ function anchorAtStart(re: RE2JS, pattern: string): void {
 }
 
 /** Texts whose answers a pattern remembers (a table is emptied when full). */
-const ANSWERS_PER_PATTERN = 256;
+const ANSWERS_PER_PATTERN = 64;
 /** Only short texts are remembered: long ones rarely repeat, and would pin memory. */
-const ANSWER_TEXT_LIMIT = 256;
+const ANSWER_TEXT_LIMIT = 128;
 
 /**
  * `test` of `re` remembers its answers by text. Admission evaluates the same few patterns on the
