@@ -17,7 +17,7 @@ import { mutate } from "../../src/translate/gatekeeper/system.js";
 import { jsonEqual } from "../../src/translate/gatekeeper/cases.js";
 import { normalizeResult } from "../../src/translate/gatekeeper/translate/cases.js";
 import { translate, type TranslateResult } from "../../src/translate/gatekeeper/translate/index.js";
-import { runTranslated } from "../../src/translate/gatekeeper/translate/run.js";
+import { fastPathRan, runTranslated } from "../../src/translate/gatekeeper/translate/run.js";
 
 type Json = unknown;
 type Obj = Record<string, unknown>;
@@ -403,7 +403,7 @@ export function compareOne(s: Scenario, object: Obj, operation: "CREATE" | "UPDA
   if (ref.error !== undefined) stats.errors++;
   else if (ref.changed) stats.changed++;
   else stats.unchanged++;
-  if (got.ran?.some((p) => p.endsWith("-fast")) === true) stats.fast++;
+  if (fastPathRan(got)) stats.fast++;
   if (ref.error !== undefined) return got.allowed ? `Gatekeeper: error ${ref.error}; MAP admitted ${JSON.stringify(normalizeResult(got.object, object))}` : undefined;
   if (!got.allowed) return `Gatekeeper: ${JSON.stringify(ref.object)}; MAP denied: ${got.message ?? ""}`;
   const a = normalizeResult(ref.object, object);

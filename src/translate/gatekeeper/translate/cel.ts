@@ -89,6 +89,11 @@ export function errorOp(message: string): string {
   return `[JSONPatch{op: ${celString(`gatekeeper error: ${message}`)}, path: ""}]`;
 }
 
+/** Indents the continuation lines of a multi-line CEL fragment by two spaces. */
+export function indent(s: string): string {
+  return s.replace(/\n/g, "\n  ");
+}
+
 /** `/* … *\/`-free line comment: CEL supports `//` comments to the end of the line. */
 export function comment(text: string): string {
   return text

@@ -46,16 +46,14 @@ import { SchemaRegistry, type SchemaNode } from "../../../kube/schema.js";
 import type { Mutator } from "../mutators/index.js";
 import type { ListNode, ObjectNode } from "../path/parser.js";
 import { mutateImage } from "../image.js";
-import { deepEqual, toJSON, type GoValue } from "../value.js";
 import { keyValueToGo } from "../core.js";
-import { isMap, setKey, type GoMap } from "../value.js";
+import { isMap, setKey, toJSON, type GoMap, type GoValue } from "../value.js";
 import { printNode } from "../path/print.js";
-import { celLiteral, celString, errorOp, Names, ptrAppend, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
-import { LocationCompiler, staticJson, staticWalk, typedKeyMatch as keyMatch } from "./location.js";
+import { celLiteral, celString, errorOp, indent, Names, ptrAppend, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
+import { LocationCompiler, staticJson, staticWalk, typedKeyMatch as keyMatch, type Terminal } from "./location.js";
 import { mayCreate } from "./merge.js";
-import { fromMetadataCel, imageCel, terminalFor } from "./mutations.js";
+import { dedupe, fromMetadataCel, imageCel, terminalFor } from "./mutations.js";
 import { schedule } from "./passes.js";
-import { IS_NS } from "./scope.js";
 import { schemaProblems } from "./schema-check.js";
 
 const registry = SchemaRegistry.builtin();
@@ -82,6 +80,26 @@ interface Member {
   readonly index: number;
 }
 
+/** Members in Gatekeeper order. */
+function inOrder(ms: readonly Member[]): Member[] {
+  return [...ms].sort((a, b) => a.index - b.index);
+}
+
+/**
+ * Members at object node `d` of their paths, by the key they take there: those whose path ends
+ * there (the key is their cell) and those that go on below it.
+ */
+function byKey(ms: readonly Member[], d: number): Map<string, { cells: Member[]; below: Member[] }> {
+  const out = new Map<string, { cells: Member[]; below: Member[] }>();
+  for (const x of ms) {
+    const k = (x.m.path.nodes[d] as ObjectNode).reference;
+    let e = out.get(k);
+    if (e === undefined) out.set(k, (e = { cells: [], below: [] }));
+    (x.m.path.nodes.length - 1 === d ? e.cells : e.below).push(x);
+  }
+  return out;
+}
+
 function containsNull(v: unknown): boolean {
   if (v === null || v === undefined) return true;
   if (Array.isArray(v)) return v.some(containsNull);
@@ -94,8 +112,8 @@ function idempotentAlone(m: Mutator): boolean {
   return m.kind === "Assign" || m.kind === "ModifySet";
 }
 
-/** The one built-in kind all members apply to, with its schema. */
-function oneTypedKind(ms: readonly Mutator[]): { schema: SchemaNode; namespace: boolean } | undefined {
+/** The schema of the one built-in kind all members apply to. */
+function oneTypedKind(ms: readonly Mutator[]): SchemaNode | undefined {
   let key: string | undefined;
   let schema: SchemaNode | undefined;
   for (const m of ms) {
@@ -111,8 +129,7 @@ function oneTypedKind(ms: readonly Mutator[]): { schema: SchemaNode; namespace: 
     schema ??= registry.forKind(b.group === "" ? b.version : `${b.group}/${b.version}`, b.kind);
     if (schema === undefined) return undefined;
   }
-  if (schema === undefined || key === undefined) return undefined;
-  return { schema, namespace: key === "/v1/Namespace" };
+  return schema;
 }
 
 /** The schema node at the end of `m`'s path, every step checked against the schema. */
@@ -178,8 +195,7 @@ function step(m: Mutator, x: string, names: Names): string {
     }
     case "ModifySet": {
       const vals = m.values as GoValue[];
-      const dv: GoValue[] = [];
-      for (const v of vals) if (!dv.some((y) => deepEqual(y, v))) dv.push(v);
+      const dv = dedupe(vals);
       const dvCel = celLiteral(toJSON(dv));
       const l = names.next("l");
       const v = names.next("v");
@@ -205,21 +221,6 @@ function step(m: Mutator, x: string, names: Names): string {
   if (c === "MustExist") missing = x;
   if (present === missing) return present;
   return `(${x}.hasValue() ? ${present} : ${missing})`;
-}
-
-
-/**
- * A guard of a member of a group of one kind that is not Namespace: Gatekeeper's namespace of
- * the object is then always the request's (scope.ts writes the general case).
- */
-function notNamespace(guard: string): string {
-  return guard
-    .split(`(${IS_NS} ? object.metadata.?name.orValue("") : request.?namespace.orValue(""))`)
-    .join(`request.?namespace.orValue("")`)
-    .split(`!${IS_NS} && `)
-    .join("")
-    .split(`${IS_NS} || `)
-    .join("");
 }
 
 class Builder {
@@ -248,17 +249,9 @@ class Builder {
    * patch list as `+`-joined parts, and the existence they need as a predicate.
    */
   objectLevel(ms: readonly Member[], d: number, cur: string, ptr: Pointer): { ops: string[]; need: string[] } {
-    const byKey = new Map<string, Member[]>();
-    for (const x of ms) {
-      const k = (x.m.path.nodes[d] as ObjectNode).reference;
-      if (!byKey.has(k)) byKey.set(k, []);
-      byKey.get(k)!.push(x);
-    }
     const ops: string[] = [];
     const need: string[] = [];
-    for (const [k, mk] of byKey) {
-      const terminal = mk.filter((x) => x.m.path.nodes.length - 1 === d);
-      const below = mk.filter((x) => x.m.path.nodes.length - 1 > d);
+    for (const [k, { cells: terminal, below }] of byKey(ms, d)) {
       if (terminal.length > 0 && below.length > 0) fail();
       const kptr = ptrChild(ptr, k);
       if (terminal.length > 0) {
@@ -325,7 +318,7 @@ class Builder {
     for (const entry of dispatched) {
       const x = this.names.next("e");
       const exists = `${list}.exists(${x}, ${keyMatch(x, entry.node)})`;
-      const v = listBranches === 0 ? this.virtualElement([...entry.members, ...globs].sort((a, b) => a.index - b.index), entry, d, ptr) : undefined;
+      const v = listBranches === 0 ? this.virtualElement(inOrder([...entry.members, ...globs]), entry, d, ptr) : undefined;
       if (v === undefined) {
         need.push(exists);
         continue;
@@ -345,7 +338,7 @@ class Builder {
     // Gatekeeper order), or the globs alone.
     const element = (members: readonly Member[]): { ops: string; need: string } => {
       if (members.length === 0) return { ops: "[]", need: "true" };
-      const r = this.objectLevel([...members].sort((a, b) => a.index - b.index), d + 1, e, eptr);
+      const r = this.objectLevel(inOrder(members), d + 1, e, eptr);
       return { ops: joinOps(r.ops), need: r.need.length > 0 ? r.need.join(" && ") : "true" };
     };
     const other = element(globs);
@@ -388,27 +381,23 @@ class Builder {
       setKey(el, node.keyField, keyValueToGo(node.keyValue!));
       return el;
     };
-    // A member that fails on the fresh element (Gatekeeper's error) is not followed here.
+    // Gatekeeper's walk of each member on the fresh element (the keys below it are distinct from
+    // the key field); a member that fails there (Gatekeeper's error) is not followed here.
+    const walks = new Map<Member, { attached: boolean; value: GoValue; marker: Terminal["marker"] }>();
     for (const x of members) {
+      const t = terminalFor(x.m);
       try {
-        staticWalk(x.m.path, x.m.tester, terminalFor(x.m).setter, fresh(), d + 1);
+        const [attached, value] = staticWalk(x.m.path, x.m.tester, t.setter, fresh(), d + 1);
+        walks.set(x, { attached, value, marker: t.marker });
       } catch {
         return undefined;
       }
     }
-    const creators = entry.members.filter((x) => mayCreate(x.m, d)).sort((a, b) => a.index - b.index);
+    const creators = inOrder(entry.members.filter((x) => mayCreate(x.m, d)));
     if (creators.length === 0) return { creators: 0, ops: "[]" };
-    const byKey = new Map<string, Member[]>();
-    for (const x of members) {
-      const k = (x.m.path.nodes[d + 1] as ObjectNode).reference;
-      if (!byKey.has(k)) byKey.set(k, []);
-      byKey.get(k)!.push(x);
-    }
     const ci = this.names.next("ci");
     const entries = [`${celString(node.keyField)}: dyn(${celLiteral(toJSON(keyValueToGo(node.keyValue!)))})`];
-    for (const [k, mk] of byKey) {
-      const cells = mk.filter((x) => x.m.path.nodes.length - 1 === d + 1);
-      const below = mk.filter((x) => x.m.path.nodes.length - 1 > d + 1);
+    for (const [k, { cells, below }] of byKey(members, d + 1)) {
       if (cells.length > 0 && below.length > 0) return undefined;
       if (cells.length > 0) {
         const z = this.names.next("z");
@@ -417,11 +406,9 @@ class Builder {
       }
       if (below.length !== 1 || !idempotentAlone(below[0]!.m)) return undefined;
       const x = below[0]!;
-      const t = terminalFor(x.m);
-      const el: GoMap = {};
-      const [attached, value] = staticWalk(x.m.path, x.m.tester, t.setter, el, d + 1);
+      const { attached, value, marker } = walks.get(x)!;
       if (!attached || !isMap(value) || !Object.prototype.hasOwnProperty.call(value, k)) continue;
-      const lit = celLiteral(staticJson(value[k]!, t.marker));
+      const lit = celLiteral(staticJson(value[k]!, marker));
       const sees = this.passes >= 2 ? "true" : `${x.index} >= ${ci}`;
       const gx = this.g(x.index);
       const cond = gx === undefined ? sees : `(${sees} && ${gx})`;
@@ -487,17 +474,12 @@ class Builder {
       (last, first) => `${last}.hasValue() && (!${first}.hasValue() || ${last}.value() != ${first}.value()) ? [JSONPatch{op: "add", path: ${ptrCel(ptr)}, value: ${last}.value()}] : []`,
     );
   }
-
 }
 
 function joinOps(ops: readonly string[]): string {
   if (ops.length === 0) return "[]";
   if (ops.length === 1) return ops[0]!;
   return ops.map((o) => `(${o})`).join(" +\n");
-}
-
-function indent(s: string): string {
-  return s.replace(/\n/g, "\n  ");
 }
 
 /**
@@ -509,18 +491,16 @@ export function fastPath(group: readonly Mutator[], guards: readonly (string | u
   // The one expression grows with the group (each writer of a cell once per round): past this,
   // it would not fit the apiserver's 100,000-character limit anyway.
   if (group.length > MAX_MEMBERS) return undefined;
-  const kind = oneTypedKind(group);
-  if (kind === undefined) return undefined;
-  const root = kind.schema;
+  const root = oneTypedKind(group);
+  if (root === undefined) return undefined;
   try {
     for (const m of group) checkMember(m, root);
     // Distinct guards once each (members often share their match criteria).
     const distinct: string[] = [];
     const slots = guards.map((g) => {
       if (g === undefined) return undefined;
-      const text = kind.namespace ? g : notNamespace(g);
-      let i = distinct.indexOf(text);
-      if (i < 0) i = distinct.push(text) - 1;
+      let i = distinct.indexOf(g);
+      if (i < 0) i = distinct.push(g) - 1;
       return i;
     });
     const b = new Builder(slots, passes, root);

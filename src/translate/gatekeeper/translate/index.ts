@@ -85,7 +85,7 @@ import { assignMetadataBundle, mutationCel } from "./mutations.js";
 import { mergeable } from "./merge.js";
 import { labelWritten, readsLabel, schedule } from "./passes.js";
 import { schemaProblems } from "./schema-check.js";
-import { applyToCel, matchConditions, namespaceSelectorGuard, resourceRules, wildcardCel, IS_NS, type Condition } from "./scope.js";
+import { applyToCel, matchConditions, namespaceSelectorGuard, NS, resourceRules, wildcardCel, type Condition } from "./scope.js";
 import type { LabelSelector } from "../types.js";
 
 /** At most this many mutations are merged into one (keeps each expression's cost estimate small). */
@@ -101,7 +101,6 @@ function webhookScope(w: TranslateOptions["webhook"]): { conditions: Condition[]
   ];
   const ex = w.exemptNamespaces ?? [];
   if (ex.length > 0) {
-    const NS = `(${IS_NS} ? object.metadata.?name.orValue("") : request.?namespace.orValue(""))`;
     conditions.push({ name: "gatekeeper-webhook-exempt-namespaces", expression: `${NS} == "" || !(${ex.map((x) => wildcardCel(x, NS)).join(" || ")})` });
   }
   return {
@@ -338,12 +337,15 @@ function policyName(prefix: string, group: readonly Mutator[], used: Set<string>
   return name;
 }
 
-/** Guard conditions of one mutator (everything Gatekeeper matches on). */
-function guardConditions(m: Mutator, applyToImplied = false): Condition[] {
+/**
+ * Guard conditions of one mutator (everything Gatekeeper matches on); `namespaces: false` for a
+ * policy that never matches a Namespace (see `matchConditions`).
+ */
+function guardConditions(m: Mutator, applyToImplied = false, namespaces = true): Condition[] {
   const out: Condition[] = [];
   const at = applyToImplied ? undefined : applyToCel(m);
   if (at !== undefined) out.push({ name: "gatekeeper-apply-to", expression: at });
-  out.push(...matchConditions(m.match));
+  out.push(...matchConditions(m.match, { namespaces }));
   return out;
 }
 
@@ -620,8 +622,8 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         m.applyTo.every((a) => effectiveOperations(a).some((o) => o === "CREATE" || o === "UPDATE")) &&
         ruleKey(resourceRules(m, catalog)) === allRules;
       // Each member's match criteria, named as the matchConditions of a policy of its own would be.
-      const guardOf = (e: Entry): { guard: string | undefined; names: string[] } => {
-        const cs = guardConditions(e.m, implied(e.m));
+      const guardOf = (e: Entry, namespaces = true): { guard: string | undefined; names: string[] } => {
+        const cs = guardConditions(e.m, implied(e.m), namespaces);
         const ns = e.m.match.namespaceSelector !== undefined ? namespaceSelectorGuard(e.m.match.namespaceSelector) : undefined;
         if (ns !== undefined) cs.push({ name: "gatekeeper-match-namespace-selector", expression: ns });
         if (cs.length === 0) return { guard: undefined, names: [] };
@@ -706,10 +708,12 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       flush();
       const matchConstraints = { resourceRules: rules, matchPolicy: "Exact", ...(webhook.selector !== undefined ? { namespaceSelector: webhook.selector } : {}) };
       const group = bundle[0]!;
+      // The fast policy's guards leave out the Namespace case when its rules never match one.
+      const mayMatchNamespace = rules.some((r) => (r.resources as string[]).some((x) => x === "*" || x === "namespaces"));
       const fp = fastGroups.has(group)
         ? fastPath(
             group.map((e) => e.m),
-            group.map((e) => guardOf(e).guard),
+            group.map((e) => guardOf(e, mayMatchNamespace).guard),
             passesOf.get(group[0]!) ?? 1,
           )
         : undefined;

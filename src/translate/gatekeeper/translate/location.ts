@@ -21,7 +21,7 @@ import type { ListNode, Path } from "../path/parser.js";
 import { goNodeString, printNode } from "../path/print.js";
 import type { Tester } from "../path/tester.js";
 import { GoFloat, goTypeName, isMap, setKey, toJSON, type GoMap, type GoValue } from "../value.js";
-import { addOp, celLiteral, celString, Dynamic, errorOp, ptrAppend, ptrChild, ptrIndex, type Names, type Pointer } from "./cel.js";
+import { addOp, celLiteral, celString, Dynamic, errorOp, indent, ptrAppend, ptrChild, ptrIndex, type Names, type Pointer } from "./cel.js";
 
 /** The setter's CEL side. */
 export interface Terminal {
@@ -100,6 +100,11 @@ export class LocationCompiler {
     return this.tester.conditionAt(depth);
   }
 
+  /** Whether element `e` is the one keyed node `node` addresses. */
+  private keyed(e: string, node: ListNode): string {
+    return this.typed ? typedKeyMatch(e, node) : keyMatch(e, node);
+  }
+
   private gen(i: number, cur: string, ptr: Pointer): string {
     const nodes = this.path.nodes;
     const node = nodes[i]!;
@@ -125,7 +130,7 @@ export class LocationCompiler {
     const listOr = (body: string) => (this.typed ? body : `(type(${cur}) == list ?\n  ${indent(body)} :\n  ${errorOp(listMismatch(node))})`);
     if (last) {
       if (this.terminal.keyedTerminal === undefined) return errorOp("mutator does not understand keyed lists");
-      return `(type(${cur}) == list ?\n  ${indent(this.terminal.keyedTerminal(cur, node, ptr, this.names))} :\n  ${errorOp(listMismatch(node))})`;
+      return listOr(this.terminal.keyedTerminal(cur, node, ptr, this.names));
     }
     const j = this.names.next("i");
     const e = this.names.next("e");
@@ -134,13 +139,13 @@ export class LocationCompiler {
       const body = cond === "MustNotExist" ? "[]" : `${cur}.transformList(${j}, ${e}, ${indent(this.gen(i + 1, e, ptrIndex(ptr, j)))}).flatten()`;
       return listOr(body);
     }
-    const m = this.typed ? typedKeyMatch(e, node) : keyMatch(e, node);
+    const m = this.keyed(e, node);
     const perMatch = `${cur}.transformList(${j}, ${e}, ${m},\n  ${indent(this.gen(i + 1, e, ptrIndex(ptr, j)))})`;
     const missing = cond === "MustExist" ? "[]" : this.appendElement(i, ptr);
     let body: string;
     if (cond === "MustNotExist") {
       const e2 = this.names.next("e");
-      body = missing === "[]" ? "[]" : `(${cur}.exists(${e2}, ${this.typed ? typedKeyMatch(e2, node) : keyMatch(e2, node)}) ?\n  [] :\n  ${indent(missing)})`;
+      body = missing === "[]" ? "[]" : `(${cur}.exists(${e2}, ${this.keyed(e2, node)}) ?\n  [] :\n  ${indent(missing)})`;
     } else if (missing === "[]") {
       // Without a match the filtered transformList is empty.
       body = `${perMatch}.flatten()`;
@@ -176,11 +181,7 @@ export class LocationCompiler {
       throw e;
     }
     if (!r[0]) return "[]";
-    return addOp(at, celLiteral(this.render(r[1])));
-  }
-
-  private render(v: GoValue): unknown {
-    return staticJson(v, this.terminal.marker);
+    return addOp(at, celLiteral(staticJson(r[1], this.terminal.marker)));
   }
 
 }
@@ -198,9 +199,6 @@ export function staticJson(v: GoValue, marker: Terminal["marker"]): unknown {
   return sub(json);
 }
 
-function indent(s: string): string {
-  return s.replace(/\n/g, "\n  ");
-}
 
 /**
  * Gatekeeper's walk (`core.ts` `State.walk`) from `depth` on a value, used on freshly created

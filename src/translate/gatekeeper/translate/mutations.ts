@@ -51,7 +51,8 @@ function valueTerminal(valueCel: string, staticValue: GoValue, marker: { text: s
   };
 }
 
-function dedupe(vals: readonly GoValue[]): GoValue[] {
+/** ModifySet's values without repeats (first occurrences, in order). */
+export function dedupe(vals: readonly GoValue[]): GoValue[] {
   const out: GoValue[] = [];
   for (const v of vals) if (!out.some((x) => deepEqual(x, v))) out.push(v);
   return out;

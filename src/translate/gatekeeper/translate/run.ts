@@ -18,6 +18,7 @@ import {
   policyCompileHook,
   ResourceCatalog,
   type JsonObject,
+  type Trace,
 } from "../../../admission/index.js";
 import { SchemaRegistry } from "../../../kube/schema.js";
 import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding } from "../../../policy/index.js";
@@ -44,8 +45,14 @@ export interface RunResult {
   readonly object: unknown;
   /** The denial (or setup failure) message. */
   readonly message?: string;
-  /** The policies whose mutations ran (in order, once per invocation). */
-  readonly ran?: readonly string[];
+  /** The pipeline's trace (which policies matched and ran: see {@link fastPathRan}). */
+  readonly trace?: Trace;
+}
+
+/** Whether a group's fast-path policy (`fast.ts`, named `…-fast`) ran its mutation in `r`. */
+export function fastPathRan(r: RunResult): boolean {
+  for (const pass of r.trace?.passes ?? []) for (const inv of pass.invocations) if (inv.skipped === undefined && inv.policy.endsWith("-fast")) return true;
+  return false;
 }
 
 /** Prepared (validated) policies and bindings of a translation, cached per result object. */
@@ -138,8 +145,6 @@ export function runTranslated(t: TranslateResult, object: unknown, opts: RunOpti
     schemas,
     options: { reinvocation: opts.reinvocation !== false },
   });
-  const ran: string[] = [];
-  for (const pass of r.trace.passes) for (const inv of pass.invocations) if (inv.skipped === undefined) ran.push(inv.policy);
-  if (!r.allowed) return { allowed: false, object: r.object, message: r.status?.message ?? "denied", ran };
-  return { allowed: true, object: r.object, ran };
+  if (!r.allowed) return { allowed: false, object: r.object, message: r.status?.message ?? "denied", trace: r.trace };
+  return { allowed: true, object: r.object, trace: r.trace };
 }

@@ -15,7 +15,10 @@ import type { LabelSelector, Match } from "../types.js";
 import { celString } from "./cel.js";
 
 export const IS_NS = `(request.kind.group == "" && request.kind.kind == "Namespace")`;
-const NS = `(${IS_NS} ? object.metadata.?name.orValue("") : request.?namespace.orValue(""))`;
+/** The namespace Gatekeeper matches against (see the module comment). */
+export const NS = `(${IS_NS} ? object.metadata.?name.orValue("") : request.?namespace.orValue(""))`;
+/** The same, for a policy that never sees a Namespace object: always the request's. */
+const NS_NOT_NAMESPACE = `request.?namespace.orValue("")`;
 const LABELS = `object.metadata.?labels.orValue({})`;
 
 /** A named CEL predicate. */
@@ -90,8 +93,12 @@ export function applyToCel(m: Mutator): string | undefined {
 /**
  * The `match` criteria except `namespaceSelector` (which goes to matchConstraints or, in a
  * bundle, to {@link namespaceSelectorGuard}) as named predicates, in Gatekeeper's order.
+ * `namespaces: false`: for a policy whose resource rules never match a Namespace, where the
+ * object's namespace is always the request's (the Namespace case is left out).
  */
-export function matchConditions(match: Match): Condition[] {
+export function matchConditions(match: Match, opts: { readonly namespaces?: boolean } = {}): Condition[] {
+  const withNs = opts.namespaces !== false;
+  const ns = withNs ? NS : NS_NOT_NAMESPACE;
   const out: Condition[] = [];
   const kinds = match.kinds ?? [];
   if (kinds.length > 0) {
@@ -104,15 +111,15 @@ export function matchConditions(match: Match): Condition[] {
     });
     if (!alts.includes("true")) out.push({ name: "gatekeeper-match-kinds", expression: alts.join(" || ") });
   }
-  if (match.scope === "Cluster") out.push({ name: "gatekeeper-match-scope", expression: `${IS_NS} || request.?namespace.orValue("") == ""` });
-  if (match.scope === "Namespaced") out.push({ name: "gatekeeper-match-scope", expression: `!${IS_NS} && request.?namespace.orValue("") != ""` });
+  if (match.scope === "Cluster") out.push({ name: "gatekeeper-match-scope", expression: `${withNs ? `${IS_NS} || ` : ""}request.?namespace.orValue("") == ""` });
+  if (match.scope === "Namespaced") out.push({ name: "gatekeeper-match-scope", expression: `${withNs ? `!${IS_NS} && ` : ""}request.?namespace.orValue("") != ""` });
   const nss = match.namespaces ?? [];
   if (nss.length > 0) {
-    out.push({ name: "gatekeeper-match-namespaces", expression: namespaceIn(["", ...nss], NS) });
+    out.push({ name: "gatekeeper-match-namespaces", expression: namespaceIn(["", ...nss], ns) });
   }
   const ex = match.excludedNamespaces ?? [];
   if (ex.length > 0) {
-    out.push({ name: "gatekeeper-match-excluded-namespaces", expression: `${NS} == "" || !(${namespaceIn(ex, NS)})` });
+    out.push({ name: "gatekeeper-match-excluded-namespaces", expression: `${ns} == "" || !(${namespaceIn(ex, ns)})` });
   }
   if (match.labelSelector !== undefined) {
     const s = selectorCel(match.labelSelector, LABELS);
