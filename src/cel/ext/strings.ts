@@ -14,6 +14,7 @@
  * Indices count code points, as Go's `[]rune`.
  */
 import { func, memberOverload, overload, type FunctionDecl, type Library } from "../decls.js";
+import { codePoints } from "../cost-runtime.js";
 import { CelEvalError } from "../errors.js";
 import { typeOf } from "../runtime/type-of.js";
 import { DYN, INT, STRING, listType } from "../types.js";
@@ -24,8 +25,6 @@ import { formatG } from "./go-format.js";
 /** The newest version cel-go defines (the conformance suite uses the latest). */
 export const STRINGS_LATEST_VERSION = 5;
 
-// eslint-disable-next-line no-control-regex
-const ASCII = /^[\x00-\x7f]*$/;
 
 /** Code points of a string (Go `[]rune(s)`). */
 function runes(s: string): string[] {
@@ -41,12 +40,6 @@ function unitsAreRunes(s: string): boolean {
   return !SURROGATE.test(s);
 }
 
-function runeCount(s: string): number {
-  if (ASCII.test(s)) return s.length;
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
 
 function outOfRange(i: bigint | number): CelEvalError {
   return new CelEvalError(`index out of range: ${i}`);
@@ -83,9 +76,9 @@ export function indexOf(s: string, sub: string, offset = 0n): bigint {
 
 export function lastIndexOf(s: string, sub: string, offset?: bigint): bigint {
   if (offset === undefined) {
-    if (sub === "") return BigInt(runeCount(s));
+    if (sub === "") return BigInt(codePoints(s));
     if (s.length === 0) return -1n;
-    offset = BigInt(runeCount(s) - 1);
+    offset = BigInt(codePoints(s) - 1);
   }
   if (sub === "") return offset;
   if (offset < 0n) throw outOfRange(offset);

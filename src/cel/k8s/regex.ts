@@ -11,7 +11,7 @@
 import type { RE2JS } from "@bufbuild/re2";
 import { func, memberOverload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
-import { compileRegex } from "../std/strings.js";
+import { compileRegex, rememberByText } from "../std/strings.js";
 import { INT, STRING, listType } from "../types.js";
 import type { CelValue } from "../values.js";
 import {
@@ -41,26 +41,14 @@ function compile(pattern: string): RE2JS {
   }
 }
 
-/**
- * Answers of `find` by compiled pattern, then by text (bounded; short texts only): admission
- * evaluates the same patterns on the same texts over and over, as `matches` (std/strings.ts).
- */
-const found = new WeakMap<RE2JS, Map<string, string>>();
-const FOUND_PER_PATTERN = 64;
-const FOUND_TEXT_LIMIT = 128;
+/** `find` by compiled pattern, remembering its answers by text as `matches` does. */
+const finders = new WeakMap<RE2JS, (s: string) => string>();
 
 export function find(s: string, pattern: string): string {
   const re = compile(pattern);
-  let table = found.get(re);
-  const hit = table?.get(s);
-  if (hit !== undefined) return hit;
-  const r = re.test(s) ? findString(re, s) : "";
-  if (s.length <= FOUND_TEXT_LIMIT) {
-    if (table === undefined) found.set(re, (table = new Map()));
-    else if (table.size >= FOUND_PER_PATTERN) table.clear();
-    table.set(s, r);
-  }
-  return r;
+  let f = finders.get(re);
+  if (f === undefined) finders.set(re, (f = rememberByText((t) => (re.test(t) ? findString(re, t) : ""))));
+  return f(s);
 }
 
 export function findAll(s: string, pattern: string, limit: bigint = -1n): CelValue[] {

@@ -66,25 +66,29 @@ const ANSWERS_PER_PATTERN = 64;
 const ANSWER_TEXT_LIMIT = 128;
 
 /**
- * `test` of `re` remembers its answers by text. Admission evaluates the same few patterns on the
- * same texts over and over (an image reference in every pass of every mutator that reads it), and
- * a DFA run costs several times a Map lookup. The answers are RE2's by construction.
+ * `compute` (a pure function of a text, such as a regex's answer on it) remembering its results:
+ * admission evaluates the same few patterns on the same texts over and over (an image reference
+ * in every pass of every mutator that reads it), and a DFA run costs several times a Map lookup.
+ * Bounded: texts up to 128 characters, 64 of them, the table emptied when full (about 8 MB at
+ * worst over the 500 cached patterns). `matches` here and Kubernetes' `find` use it.
  */
+export function rememberByText<T>(compute: (s: string) => T): (s: string) => T {
+  const answers = new Map<string, T>();
+  return (s) => {
+    const hit = answers.get(s);
+    if (hit !== undefined) return hit;
+    const r = compute(s);
+    if (s.length <= ANSWER_TEXT_LIMIT) {
+      if (answers.size >= ANSWERS_PER_PATTERN) answers.clear();
+      answers.set(s, r);
+    }
+    return r;
+  };
+}
+
+/** `test` of `re` remembers its answers by text (RE2's answers by construction). */
 function rememberAnswers(re: RE2JS): void {
-  const test = re.test.bind(re);
-  const answers = new Map<string, boolean>();
-  Object.defineProperty(re, "test", {
-    value: (s: string): boolean => {
-      const hit = answers.get(s);
-      if (hit !== undefined) return hit;
-      const r = test(s);
-      if (s.length <= ANSWER_TEXT_LIMIT) {
-        if (answers.size >= ANSWERS_PER_PATTERN) answers.clear();
-        answers.set(s, r);
-      }
-      return r;
-    },
-  });
+  Object.defineProperty(re, "test", { value: rememberByText(re.test.bind(re)) });
 }
 
 export const STRING_FUNCTIONS: readonly FunctionDecl[] = [
