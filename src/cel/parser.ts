@@ -22,7 +22,7 @@ import type { Constant, Expr, ParsedExpr, SourceInfo, StructField, MapEntry } fr
 import { ACCUMULATOR, Op } from "./ast.js";
 import type { MacroSet } from "./decls.js";
 import { CelCompileError, type CelIssue, locate } from "./errors.js";
-import { decodeBytes, decodeString, formatTokenSet, lex, PLAIN_STRING, Tok, UnescapeError, type Tokens } from "./lexer.js";
+import { decodeBytes, decodeString, formatTokenSet, lex, PLAIN_STRING, Tok, UnescapeError, type LexError, type Tokens } from "./lexer.js";
 import { findMacro, type MacroHelper, macroTable, type MacroTable } from "./macros.js";
 
 export interface ParseOptions {
@@ -40,17 +40,31 @@ export interface ParseOptions {
   readonly enableIdentEscapeSyntax?: boolean;
 }
 
-/** Throws {@link CelCompileError} with every syntax error found. */
+/**
+ * Throws {@link CelCompileError} with every syntax error found.
+ *
+ * One {@link Parser} serves every parse (its state is reset, not made again): parsing is
+ * synchronous, and nothing it calls parses (a macro expander only builds nodes), so parses never
+ * overlap; a nested one, were it ever to happen, would get a Parser of its own.
+ */
 export function parse(source: string, options: ParseOptions = {}): ParsedExpr {
-  const description = options.description ?? "<input>";
+  const shared = sharedIdle;
+  const parser = shared ? SHARED_PARSER : new Parser();
+  sharedIdle = false;
   try {
-    return new Parser(source, options).run();
+    parser.init(source, options);
+    return parser.run();
   } catch (e) {
     if (e instanceof CelCompileError) throw e;
     // A stack overflow on absurd input, or a bug: never let anything but a compile error escape.
     const message =
       e instanceof RangeError ? "max recursion depth exceeded" : `internal parser error: ${String((e as Error)?.message ?? e)}`;
-    throw new CelCompileError([{ message, offset: -1, line: 0, column: 0 }], String(source), description);
+    throw new CelCompileError([{ message, offset: -1, line: 0, column: 0 }], String(source), options.description ?? "<input>");
+  } finally {
+    if (shared) {
+      parser.release();
+      sharedIdle = true;
+    }
   }
 }
 
@@ -185,6 +199,9 @@ const NULL_CONST: Constant = { kind: "null" };
 const TRUE_CONST: Constant = { kind: "bool", value: true };
 const FALSE_CONST: Constant = { kind: "bool", value: false };
 const EMPTY: readonly never[] = [];
+const EMPTY_KINDS = new Uint8Array(1);
+const EMPTY_OFFSETS = new Int32Array(1);
+const NO_LEX_ERRORS: readonly LexError[] = [];
 
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
@@ -237,6 +254,25 @@ const IS_OPERAND_FOLLOW = tokenTable([
   Tok.MINUS,
   Tok.QUESTION,
   Tok.PLUS,
+  Tok.STAR,
+  Tok.SLASH,
+  Tok.PERCENT,
+]);
+
+/** Tokens that continue an expression after an operand: binary, logical and conditional operators. */
+const IS_OPERATOR = tokenTable([
+  Tok.EQUALS,
+  Tok.NOT_EQUALS,
+  Tok.IN,
+  Tok.LESS,
+  Tok.LESS_EQUALS,
+  Tok.GREATER_EQUALS,
+  Tok.GREATER,
+  Tok.LOGICAL_AND,
+  Tok.LOGICAL_OR,
+  Tok.QUESTION,
+  Tok.PLUS,
+  Tok.MINUS,
   Tok.STAR,
   Tok.SLASH,
   Tok.PERCENT,
@@ -311,28 +347,39 @@ function escapeWS(s: string): string {
 }
 
 class Parser implements MacroHelper {
-  private readonly src: string;
-  private readonly kinds: Uint8Array;
-  private readonly starts: Int32Array;
-  private readonly ends: Int32Array;
+  // Every field is set by init(); the initial values only fix the field types.
+  private src = "";
+  private kinds: Uint8Array = EMPTY_KINDS;
+  private starts: Int32Array = EMPTY_OFFSETS;
+  private ends: Int32Array = EMPTY_OFFSETS;
   /** The lexer's identifier hashes (undefined: names are not interned). */
-  private readonly hashes: Int32Array | undefined;
-  private readonly tokens: Tokens;
+  private hashes: Int32Array | undefined = undefined;
+  /** The lexer's errors and flags (see {@link Tokens}). */
+  private lexErrors: readonly LexError[] = NO_LEX_ERRORS;
+  private mayHaveSurrogates = true;
+  private mayHaveNewlines = true;
   private p = 0;
   private nextId = 1;
   /** Identifiers named {@link ACCUMULATOR} made so far (macro expansions only: source cannot name it) and the last one's id. */
   private accuIdents = 0;
   private lastAccuId = 0;
-  private readonly positions: PositionMap;
+  /**
+   * Offsets by expression id (-1: none), for the PositionMap made when the parse succeeds. Kept
+   * from parse to parse (entries from `nextId` on are stale): this array, like the parser, soon
+   * lives in the old generation, where storing numbers costs no write barrier, while storing a
+   * new PositionMap in the parser would cost one.
+   */
+  private offsets: number[] = [-1];
   /** Made on the first expanded macro (most expressions have none); {@link NO_MACRO_CALLS} otherwise. */
-  private macroCalls: MacroCalls | undefined;
-  private readonly issues: Issue[] = [];
-  private readonly macros: MacroTable;
-  private readonly optional: boolean;
-  private readonly identEscape: boolean;
-  private readonly maxDepth: number;
-  private readonly sizeLimit: number;
-  private readonly description: string;
+  private macroCalls: MacroCalls | undefined = undefined;
+  /** Replaced (not emptied) by init() after a parse that had issues: fail() has handed them on. */
+  private issues: Issue[] = [];
+  private macros: MacroTable = macroTable(undefined);
+  private optional = false;
+  private identEscape = false;
+  private maxDepth = 0;
+  private sizeLimit = 0;
+  private description = "";
   private exprDepth = 0;
   /** Constructs still waiting for their closing token (or a ternary for its ':'). */
   private pending = 0;
@@ -347,8 +394,24 @@ class Parser implements MacroHelper {
   private macroPos = 0;
   private tooLarge = false;
 
-  constructor(source: string, options: ParseOptions) {
+  /** Readies this parser for `source`. */
+  init(source: string, options: ParseOptions): void {
     this.src = source;
+    this.p = 0;
+    this.nextId = 1;
+    this.accuIdents = 0;
+    this.lastAccuId = 0;
+    this.macroCalls = undefined;
+    if (this.issues.length !== 0) this.issues = [];
+    this.exprDepth = 0;
+    this.pending = 0;
+    this.calcDepth = 0;
+    this.relDepth = 0;
+    this.recoveries = 0;
+    this.errorP = -1;
+    this.h = 0;
+    this.macroPos = 0;
+    this.tooLarge = false;
     this.macros = macroTable(options.macros);
     this.optional = options.enableOptionalSyntax === true;
     this.identEscape = options.enableIdentEscapeSyntax === true;
@@ -361,11 +424,12 @@ class Parser implements MacroHelper {
       // Checked before lexing so that a huge input costs nothing.
       const size = countCodePoints(source);
       if (size > this.sizeLimit) {
-        this.positions = new PositionMap(0);
-        this.tokens = { kinds: new Uint8Array(1), starts: new Int32Array(1), ends: new Int32Array(1), count: 1, errors: [] };
-        this.kinds = this.tokens.kinds;
-        this.starts = this.tokens.starts;
-        this.ends = this.tokens.ends;
+        this.lexErrors = NO_LEX_ERRORS;
+        this.mayHaveSurrogates = true;
+        this.mayHaveNewlines = true;
+        this.kinds = EMPTY_KINDS;
+        this.starts = EMPTY_OFFSETS;
+        this.ends = EMPTY_OFFSETS;
         this.hashes = undefined;
         this.issues.push({
           offset: -1,
@@ -376,16 +440,29 @@ class Parser implements MacroHelper {
         return;
       }
     }
-    this.tokens = lex(source);
-    // Fewer nodes than tokens, less what macro expansions add.
-    this.positions = new PositionMap(this.tokens.count + 4);
-    this.kinds = this.tokens.kinds;
-    this.starts = this.tokens.starts;
-    this.ends = this.tokens.ends;
-    this.hashes = this.tokens.hashes;
-    for (const e of this.tokens.errors) {
+    const tokens = lex(source);
+    // (Its parts, not the Tokens object: a new object stored in this old one costs a write barrier.)
+    this.mayHaveSurrogates = tokens.mayHaveSurrogates !== false;
+    this.mayHaveNewlines = tokens.mayHaveNewlines !== false;
+    this.kinds = tokens.kinds;
+    this.starts = tokens.starts;
+    this.ends = tokens.ends;
+    this.hashes = tokens.hashes;
+    const errors = tokens.errors;
+    this.lexErrors = errors;
+    for (let i = 0; i < errors.length; i++) {
+      const e = errors[i] as LexError;
       this.issues.push({ offset: e.offset, message: `Syntax error: token recognition error at: '${e.text}'`, syntax: true });
     }
+  }
+
+  /** Drops what the last parse referred to (its text, its position and macro-call maps), so that this parser, kept for the next one, holds nothing of it. */
+  release(): void {
+    this.src = "";
+    this.lexErrors = NO_LEX_ERRORS;
+    this.macroCalls = undefined;
+    // A huge expression's offsets are not kept for the next parse.
+    if (this.offsets.length > 4096) this.offsets = [-1];
   }
 
   run(): ParsedExpr {
@@ -402,18 +479,16 @@ class Parser implements MacroHelper {
         expr = undefined;
       }
     }
-    this.positions.count = this.nextId;
     const cp = this.codePointMap();
     if (this.issues.length > 0 || expr === undefined) this.fail(cp);
-    const lineOffsets = this.tokens.mayHaveNewlines === false ? NO_LINE_OFFSETS : this.lineOffsets(cp);
-    if (cp !== undefined) {
-      this.positions.remap(cp);
-    }
+    const lineOffsets = this.mayHaveNewlines ? this.lineOffsets(cp) : NO_LINE_OFFSETS;
+    const positions = new PositionMap(this.offsets.slice(0, this.nextId), this.nextId);
+    if (cp !== undefined) positions.remap(cp);
     const sourceInfo: SourceInfo = {
       text: this.src,
       description: this.description,
       lineOffsets,
-      positions: this.positions,
+      positions,
       macroCalls: this.macroCalls ?? NO_MACRO_CALLS,
     };
     return { expr: expr as Expr, sourceInfo };
@@ -425,7 +500,7 @@ class Parser implements MacroHelper {
   /** UTF-16 index → code-point index, or undefined when they coincide. */
   private codePointMap(): Int32Array | undefined {
     const s = this.src;
-    if (this.tokens.mayHaveSurrogates === false || !HIGH_SURROGATE.test(s)) return undefined;
+    if (!this.mayHaveSurrogates || !HIGH_SURROGATE.test(s)) return undefined;
     const n = s.length;
     const map = new Int32Array(n + 1);
     let cp = 0;
@@ -570,7 +645,7 @@ class Parser implements MacroHelper {
     // ANTLR joins the tokens (hidden whitespace and comments included); characters the lexer rejected are not tokens.
     let raw = "";
     let from = start;
-    for (const e of this.tokens.errors) {
+    for (const e of this.lexErrors) {
       if (e.offset < from || e.offset >= end) continue;
       raw += this.src.slice(from, e.offset);
       from = e.offset + e.text.length;
@@ -583,9 +658,15 @@ class Parser implements MacroHelper {
     return `no viable alternative at input '${text}'`;
   }
 
+  /** The offset of expression `id` (made by this parse), if it has one. */
+  private position(id: number): number | undefined {
+    const o = this.offsets[id] as number;
+    return o < 0 ? undefined : o;
+  }
+
   private newId(offset: number): number {
     const id = this.nextId++;
-    this.positions.offsets[id] = offset;
+    this.offsets[id] = offset;
     return id;
   }
 
@@ -606,9 +687,24 @@ class Parser implements MacroHelper {
     throw ABORT;
   }
 
+  /**
+   * `expr`: a conditional over `||` over `&&` over binary operators. The first operand is parsed
+   * here, with the depth counts of the rules it passes through (`parseOr` and `parseAnd` keep none,
+   * `parseBinary(1)` both), so that an operand standing alone, the usual argument, element or
+   * index, returns without a frame for each precedence level.
+   */
   private parseExpr(): Expr {
     if (++this.exprDepth > this.maxDepth) this.recursionLimit();
-    const cond = this.parseOr();
+    if (++this.relDepth > this.maxDepth) this.recursionLimit();
+    if (++this.calcDepth > this.maxDepth) this.recursionLimit();
+    const first = this.kinds[this.p] === Tok.IDENTIFIER ? this.parseMember() : this.parseUnary();
+    if (!IS_OPERATOR[this.kinds[this.p] as number]) {
+      this.calcDepth--;
+      this.relDepth--;
+      this.exprDepth--;
+      return first;
+    }
+    const cond = this.parseOr(this.parseAnd(this.parseBinaryRest(1, first)));
     if (this.kinds[this.p] !== Tok.QUESTION) {
       this.exprDepth--;
       return cond;
@@ -616,7 +712,7 @@ class Parser implements MacroHelper {
     let h = this.h;
     const opId = this.newId(this.starts[this.p++] as number);
     this.pending++;
-    const ifTrue = this.parseOr();
+    const ifTrue = this.parseOr(this.parseAnd(this.parseBinary(1)));
     if (this.h > h) h = this.h;
     this.expect(Tok.COLON);
     this.pending--;
@@ -627,12 +723,12 @@ class Parser implements MacroHelper {
     return { kind: "call", id: opId, fn: Op.conditional, args: [cond, ifTrue, ifFalse] };
   }
 
-  private parseOr(): Expr {
-    const first = this.parseAnd();
+  /** The `||` chain whose first term is `first`. */
+  private parseOr(first: Expr): Expr {
     if (this.kinds[this.p] !== Tok.LOGICAL_OR) return first;
     let h = this.h;
     const pos0 = this.starts[this.p++] as number;
-    const second = this.parseAnd();
+    const second = this.parseAnd(this.parseBinary(1));
     if (this.h > h) h = this.h;
     const id0 = this.newId(pos0);
     if (this.kinds[this.p] !== Tok.LOGICAL_OR) {
@@ -642,13 +738,13 @@ class Parser implements MacroHelper {
     }
     // Three terms or more (arrays made to measure for three: a push onto a full array grows it).
     const pos2 = this.starts[this.p++] as number;
-    const third = this.parseAnd();
+    const third = this.parseAnd(this.parseBinary(1));
     if (this.h > h) h = this.h;
     const terms: Expr[] = [first, second, third];
     const ops: number[] = [id0, this.newId(pos2)];
     while (this.kinds[this.p] === Tok.LOGICAL_OR) {
       const pos = this.starts[this.p++] as number;
-      terms.push(this.parseAnd());
+      terms.push(this.parseAnd(this.parseBinary(1)));
       if (this.h > h) h = this.h;
       ops.push(this.newId(pos));
     }
@@ -656,8 +752,8 @@ class Parser implements MacroHelper {
     return balanced(Op.logicalOr, terms, ops, 0, ops.length - 1);
   }
 
-  private parseAnd(): Expr {
-    const first = this.parseBinary(1);
+  /** The `&&` chain whose first term is `first`. */
+  private parseAnd(first: Expr): Expr {
     if (this.kinds[this.p] !== Tok.LOGICAL_AND) return first;
     let h = this.h;
     const pos0 = this.starts[this.p++] as number;
@@ -692,12 +788,16 @@ class Parser implements MacroHelper {
    * counts towards the recursion limit as in cel-go.
    */
   private parseBinary(minPrec: number): Expr {
-    const rel = minPrec <= 2;
-    if (rel && ++this.relDepth > this.maxDepth) this.recursionLimit();
+    if (minPrec <= 2 && ++this.relDepth > this.maxDepth) this.recursionLimit();
     if (++this.calcDepth > this.maxDepth) this.recursionLimit();
+    const left = this.kinds[this.p] === Tok.IDENTIFIER ? this.parseMember() : this.parseUnary();
+    return this.parseBinaryRest(minPrec, left);
+  }
+
+  /** {@link parseBinary} after its first operand `left` (its depth counts taken). */
+  private parseBinaryRest(minPrec: number, left: Expr): Expr {
     // The `calc` invocation for a relation's first operand ends at its first relational operator.
     let inCalc = true;
-    let left = this.parseUnary();
     let h = this.h;
     for (;;) {
       const op = this.kinds[this.p] as Tok;
@@ -714,7 +814,7 @@ class Parser implements MacroHelper {
     }
     this.h = h;
     if (inCalc) this.calcDepth--;
-    if (rel) this.relDepth--;
+    if (minPrec <= 2) this.relDepth--;
     return left;
   }
 
@@ -767,9 +867,14 @@ class Parser implements MacroHelper {
   }
 
   private parseMember(): Expr {
-    let e = this.parsePrimary();
-    let h = this.h;
     const kinds = this.kinds;
+    let e: Expr;
+    if (kinds[this.p] === Tok.IDENTIFIER) {
+      // parsePrimary's commonest case, without its frame.
+      this.h = 0;
+      e = this.parseIdentPrimary(this.p, false);
+    } else e = this.parsePrimary();
+    let h = this.h;
     for (;;) {
       const k = kinds[this.p];
       if (k === Tok.DOT) {
@@ -816,7 +921,7 @@ class Parser implements MacroHelper {
         this.expect(Tok.RBRACKET);
         this.pending--;
         if (opt && !this.optional) {
-          this.positions.delete(id);
+          this.offsets[id] = -1;
           e = this.semanticError(pos, "unsupported syntax '[?'");
           continue;
         }
@@ -1116,7 +1221,7 @@ class Parser implements MacroHelper {
         const entryId = this.newId(-1);
         const key = this.parseExpr();
         if (this.h > h) h = this.h;
-        this.positions.offsets[entryId] = this.starts[this.p] as number;
+        this.offsets[entryId] = this.starts[this.p] as number;
         this.expect(Tok.COLON);
         const value = this.parseExpr();
         if (this.h > h) h = this.h;
@@ -1182,7 +1287,7 @@ class Parser implements MacroHelper {
     if (this.macros.size > 0) {
       const def = findMacro(this.macros, fn, args.length, target !== undefined);
       if (def !== undefined) {
-        const pos = this.positions.get(id) as number;
+        const pos = this.offsets[id] as number;
         this.macroPos = pos;
         // The arguments were parsed after `id` was given: none names the accumulator if no such
         // identifier was made since.
@@ -1200,9 +1305,9 @@ class Parser implements MacroHelper {
             // arguments have none, and the target (whose node can occur only once) is the range.
             (result as { accuRefs: number }).accuRefs = this.accuIdents - accuBefore;
           }
-          this.positions.delete(id);
+          this.offsets[id] = -1;
           if (result.kind === "macroError") {
-            const at = this.positions.get(result.at.id) ?? pos;
+            const at = this.position(result.at.id) ?? pos;
             return this.semanticError(at, result.message);
           }
           (this.macroCalls ??= new MacroCalls()).set(
@@ -1285,7 +1390,7 @@ class Parser implements MacroHelper {
   }
   /** A deep copy with fresh ids, each at the position of the node it copies (cel-go `ExprHelper.Copy`). */
   copy(e: Expr): Expr {
-    const id = this.newId(this.positions.get(e.id) ?? this.macroPos);
+    const id = this.newId(this.position(e.id) ?? this.macroPos);
     switch (e.kind) {
       case "const":
         return { kind: "const", id, value: e.value };
@@ -1353,14 +1458,14 @@ export function idCount(info: SourceInfo): number {
  * -1 marks an id without a position (a macro call replaced by its expansion).
  */
 class PositionMap implements ReadonlyMap<number, number> {
-  /** Offsets by id (-1 or a hole: none); made about as large as the ids a parse gives, so rarely grown. */
-  readonly offsets: number[];
-  /** One more than the largest id given (set when the parse ends). */
-  count = 1;
+  /** Offsets by id (-1: none). */
+  private readonly offsets: number[];
+  /** One more than the largest id given. */
+  readonly count: number;
 
-  constructor(capacity: number) {
-    this.offsets = capacity > 1 ? new Array<number>(capacity) : [];
-    this.offsets[0] = -1;
+  constructor(offsets: number[], count: number) {
+    this.offsets = offsets;
+    this.count = count;
   }
 
   get size(): number {
@@ -1376,9 +1481,6 @@ class PositionMap implements ReadonlyMap<number, number> {
   has(id: number): boolean {
     const o = this.offsets[id];
     return o !== undefined && o >= 0;
-  }
-  delete(id: number): void {
-    if (id > 0 && id < this.offsets.length) this.offsets[id] = -1;
   }
   /** Rewrites every offset through `map` (UTF-16 index → code-point index). */
   remap(map: Int32Array): void {
@@ -1416,3 +1518,8 @@ function countCodePoints(s: string): number {
   }
   return n;
 }
+
+/** The parser every parse uses while {@link sharedIdle} (see {@link parse}). */
+const SHARED_PARSER = new Parser();
+/** False while a parse is using {@link SHARED_PARSER}. */
+let sharedIdle = true;
