@@ -389,8 +389,15 @@ export function macroTable(sets: ReadonlySet<MacroSet> | undefined): MacroTable 
 
 /** The macro matching a call, if any. */
 export function findMacro(table: MacroTable, name: string, argCount: number, receiver: boolean): MacroDef | undefined {
-  const defs = table.get(name);
+  return matchMacro(table.get(name), argCount, receiver);
+}
+
+/** Of the macros of one name (a {@link MacroTable} entry), the one matching a call, if any. */
+export function matchMacro(defs: readonly MacroDef[] | undefined, argCount: number, receiver: boolean): MacroDef | undefined {
   if (defs === undefined) return undefined;
-  for (const d of defs) if ((d.argCount === argCount || d.argCount === VARIADIC) && d.receiver === receiver) return d;
+  for (let i = 0; i < defs.length; i++) {
+    const d = defs[i] as MacroDef;
+    if ((d.argCount === argCount || d.argCount === VARIADIC) && d.receiver === receiver) return d;
+  }
   return undefined;
 }

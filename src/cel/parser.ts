@@ -23,7 +23,7 @@ import { ACCUMULATOR, Op } from "./ast.js";
 import type { MacroSet } from "./decls.js";
 import { CelCompileError, type CelIssue, locate } from "./errors.js";
 import { decodeBytes, decodeString, formatTokenSet, lex, PLAIN_STRING, Tok, UnescapeError, type LexError, type Tokens } from "./lexer.js";
-import { findMacro, type MacroHelper, macroTable, type MacroTable } from "./macros.js";
+import { type MacroDef, type MacroHelper, macroTable, type MacroTable, matchMacro } from "./macros.js";
 
 export interface ParseOptions {
   /** Macro families to expand; none when absent. */
@@ -327,6 +327,18 @@ interface Issue {
  */
 const INTERN_SIZE = 512;
 const INTERNED: string[] = new Array<string>(INTERN_SIZE).fill("");
+/**
+ * By intern slot, while the slot holds the same name: the macro table last looked up with that
+ * name and what it holds for it (a memo of the environment's immutable macro tables, by name, so
+ * that a call finds its macros without a Map lookup).
+ */
+const SLOT_MACRO_TABLE: (MacroTable | undefined)[] = new Array<MacroTable | undefined>(INTERN_SIZE).fill(undefined);
+const SLOT_MACRO_DEFS: (readonly MacroDef[] | undefined)[] = new Array<readonly MacroDef[] | undefined>(INTERN_SIZE).fill(undefined);
+
+/** The intern table slot of IDENTIFIER token hash `h`. */
+function internSlot(h: number): number {
+  return (h ^ (h >>> 9)) & (INTERN_SIZE - 1);
+}
 
 /**
  * The engine's unique copy of `s` (V8's internalized string, the one a string literal or property
@@ -891,7 +903,7 @@ class Parser implements MacroHelper {
           const id = this.newId(this.starts[this.p++] as number);
           const args = this.parseArgs();
           h = (this.h > h ? this.h : h) + 1;
-          e = this.callOrMacro(id, name, e, args);
+          e = this.callOrMacro(id, name, e, args, t);
           continue;
         }
         if (nameKind !== Tok.IDENTIFIER && nameKind !== Tok.ESC_IDENTIFIER) this.noViable(dot, t);
@@ -939,12 +951,12 @@ class Parser implements MacroHelper {
     const s = this.src.slice(this.starts[t], this.ends[t]);
     const hashes = this.hashes;
     if (hashes === undefined) return s;
-    const h = hashes[t] as number;
-    const slot = (h ^ (h >>> 9)) & (INTERN_SIZE - 1);
+    const slot = internSlot(hashes[t] as number);
     const cand = INTERNED[slot] as string;
     if (cand === s) return cand;
     const u = internalized(s);
     INTERNED[slot] = u;
+    SLOT_MACRO_TABLE[slot] = undefined;
     return u;
   }
 
@@ -1087,7 +1099,7 @@ class Parser implements MacroHelper {
         this.dropSemanticSince(mark);
         return this.semanticError(ctxStart, `reserved identifier: ${name}`);
       }
-      return this.callOrMacro(id, leadingDot ? `.${name}` : name, undefined, args);
+      return leadingDot ? this.callOrMacro(id, `.${name}`, undefined, args, -1) : this.callOrMacro(id, name, undefined, args, t);
     }
     // Message construction: IDENT ('.' IDENT)* '{'.
     let j = t + 1;
@@ -1283,9 +1295,23 @@ class Parser implements MacroHelper {
   // -------------------------------------------------------------------------
   // Calls and macros
 
-  private callOrMacro(id: number, fn: string, target: Expr | undefined, args: Expr[]): Expr {
-    if (this.macros.size > 0) {
-      const def = findMacro(this.macros, fn, args.length, target !== undefined);
+  /** A call of `fn`, or its macro's expansion; `nameTok` is the IDENTIFIER token that named `fn`, or -1. */
+  private callOrMacro(id: number, fn: string, target: Expr | undefined, args: Expr[], nameTok: number): Expr {
+    const macros = this.macros;
+    if (macros.size > 0) {
+      let defs: readonly MacroDef[] | undefined;
+      const hashes = this.hashes;
+      const slot = nameTok >= 0 && hashes !== undefined ? internSlot(hashes[nameTok] as number) : -1;
+      // The slot name() filled with `fn` may hold another name since (one met in the arguments).
+      if (slot >= 0 && INTERNED[slot] === fn) {
+        if (SLOT_MACRO_TABLE[slot] === macros) defs = SLOT_MACRO_DEFS[slot];
+        else {
+          defs = macros.get(fn);
+          SLOT_MACRO_TABLE[slot] = macros;
+          SLOT_MACRO_DEFS[slot] = defs;
+        }
+      } else defs = macros.get(fn);
+      const def = matchMacro(defs, args.length, target !== undefined);
       if (def !== undefined) {
         const pos = this.offsets[id] as number;
         this.macroPos = pos;
