@@ -116,8 +116,10 @@ function isReserved(name: string): boolean {
  * expands a few macros; a Map costs more to make), in a Map once there are more than 8.
  */
 class MacroCalls implements ReadonlyMap<number, Expr> {
+  /** The first entries, in arrays made for 8 at once (growing a pushed-to array costs a copy); `n` of them in use. */
   private ids: number[] | undefined = undefined;
   private calls: Expr[] | undefined = undefined;
+  private n = 0;
   private map: Map<number, Expr> | undefined = undefined;
 
   set(id: number, call: Expr): void {
@@ -127,40 +129,44 @@ class MacroCalls implements ReadonlyMap<number, Expr> {
     }
     const ids = this.ids;
     if (ids === undefined) {
-      this.ids = [id];
-      this.calls = [call];
+      this.ids = [id, 0, 0, 0, 0, 0, 0, 0];
+      this.calls = [call, call, call, call, call, call, call, call];
+      this.n = 1;
       return;
     }
     const calls = this.calls!;
-    for (let i = 0; i < ids.length; i++) {
+    const n = this.n;
+    for (let i = 0; i < n; i++) {
       if (ids[i] === id) {
         calls[i] = call;
         return;
       }
     }
-    if (ids.length < 8) {
-      ids.push(id);
-      calls.push(call);
+    if (n < 8) {
+      ids[n] = id;
+      calls[n] = call;
+      this.n = n + 1;
       return;
     }
     const m = new Map<number, Expr>();
-    for (let i = 0; i < ids.length; i++) m.set(ids[i]!, calls[i]!);
+    for (let i = 0; i < n; i++) m.set(ids[i]!, calls[i]!);
     m.set(id, call);
     this.map = m;
     this.ids = this.calls = undefined;
+    this.n = 0;
   }
   get(id: number): Expr | undefined {
     if (this.map !== undefined) return this.map.get(id);
     const ids = this.ids;
     if (ids === undefined) return undefined;
-    for (let i = ids.length - 1; i >= 0; i--) if (ids[i] === id) return this.calls![i];
+    for (let i = this.n - 1; i >= 0; i--) if (ids[i] === id) return this.calls![i];
     return undefined;
   }
   has(id: number): boolean {
     return this.get(id) !== undefined;
   }
   get size(): number {
-    return this.map !== undefined ? this.map.size : (this.ids?.length ?? 0);
+    return this.map !== undefined ? this.map.size : this.n;
   }
   forEach(cb: (value: Expr, key: number, map: ReadonlyMap<number, Expr>) => void, thisArg?: unknown): void {
     for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
@@ -171,7 +177,7 @@ class MacroCalls implements ReadonlyMap<number, Expr> {
       return;
     }
     const ids = this.ids ?? [];
-    for (let i = 0; i < ids.length; i++) yield [ids[i]!, this.calls![i]!];
+    for (let i = 0; i < this.n; i++) yield [ids[i]!, this.calls![i]!];
   }
   *keys(): MapIterator<number> {
     for (const [k] of this.entries()) yield k;
