@@ -340,6 +340,8 @@ const INTERNED: string[] = new Array<string>(INTERN_SIZE).fill("");
  */
 const SLOT_MACRO_TABLE: (MacroTable | undefined)[] = new Array<MacroTable | undefined>(INTERN_SIZE).fill(undefined);
 const SLOT_MACRO_DEFS: (readonly MacroDef[] | undefined)[] = new Array<readonly MacroDef[] | undefined>(INTERN_SIZE).fill(undefined);
+/** By intern slot: 1 when the slot's name is a reserved word (set with the name, so that a name's test costs no Set lookup). */
+const SLOT_RESERVED = new Uint8Array(INTERN_SIZE);
 
 /** The intern table slot of IDENTIFIER token hash `h`. */
 function internSlot(h: number): number {
@@ -963,7 +965,16 @@ class Parser implements MacroHelper {
     const u = internalized(s);
     INTERNED[slot] = u;
     SLOT_MACRO_TABLE[slot] = undefined;
+    SLOT_RESERVED[slot] = isReserved(u) ? 1 : 0;
     return u;
+  }
+
+  /** Whether `name`, which {@link name} just made of IDENTIFIER token `t`, is reserved. */
+  private isReservedName(t: number, name: string): boolean {
+    const hashes = this.hashes;
+    if (hashes === undefined) return isReserved(name);
+    const slot = internSlot(hashes[t] as number);
+    return INTERNED[slot] === name ? SLOT_RESERVED[slot] === 1 : isReserved(name);
   }
 
   /** The name of an IDENTIFIER or ESC_IDENTIFIER token used as a field. */
@@ -1096,7 +1107,7 @@ class Parser implements MacroHelper {
     const name = this.name(t);
     if (kinds[t + 1] === Tok.LPAREN) {
       this.p = t + 1;
-      const reserved = isReserved(name);
+      const reserved = this.isReservedName(t, name);
       const id = reserved ? 0 : this.newId(this.starts[this.p] as number);
       this.p++;
       const mark = this.issues.length;
@@ -1117,7 +1128,7 @@ class Parser implements MacroHelper {
       return this.parseMessage(typeName);
     }
     this.p = t + 1;
-    if (isReserved(name)) return this.semanticError(ctxStart, `reserved identifier: ${name}`);
+    if (this.isReservedName(t, name)) return this.semanticError(ctxStart, `reserved identifier: ${name}`);
     return { kind: "ident", id: this.newId(this.starts[t] as number), name: leadingDot ? `.${name}` : name };
   }
 
