@@ -209,6 +209,9 @@ const EMPTY_KINDS = new Uint8Array(1);
 const EMPTY_OFFSETS = new Int32Array(1);
 const NO_LEX_ERRORS: readonly LexError[] = [];
 
+/** 0n to 99n, for the literals of one or two digits. */
+const SMALL_INTS: readonly bigint[] = Array.from({ length: 100 }, (_, i) => BigInt(i));
+
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;
@@ -1079,6 +1082,12 @@ class Parser implements MacroHelper {
     const src = this.src;
     const ts = this.starts[tok] as number;
     const te = this.ends[tok] as number;
+    if (te - ts <= 2 && !negative) {
+      // One or two decimal digits: a shared bigint (a value like any other), no conversion, no range test.
+      const d = src.charCodeAt(ts) - 48;
+      const value = SMALL_INTS[te - ts === 1 ? d : d * 10 + src.charCodeAt(ts + 1) - 48] as bigint;
+      return { kind: "const", id: this.newId(start), value: { kind: "int", value } };
+    }
     let v: bigint;
     if (te - ts > 2 && src.charCodeAt(ts + 1) === 120) {
       v = BigInt(`0x${src.slice(ts + 2, te)}`);
