@@ -247,6 +247,8 @@ const ESC_IDENT: readonly Tok[] = [Tok.IDENTIFIER, Tok.ESC_IDENTIFIER];
 
 const IS_PRIMARY_START = tokenTable(PRIMARY_START);
 const IS_UNARY_START = tokenTable(UNARY_START);
+/** Tokens where parseUnary() would go straight to parseMember(): a primary's start other than '-'. */
+const IS_MEMBER_START = tokenTable(PRIMARY_START.filter((k) => k !== Tok.MINUS));
 const IS_OPT_EXPR_START = tokenTable([...UNARY_START, Tok.QUESTION]);
 const IS_FIELD_START = tokenTable([Tok.QUESTION, Tok.IDENTIFIER, Tok.ESC_IDENTIFIER]);
 /** Operators that can follow an operand: where ANTLR resumes after a missing operand. */
@@ -720,7 +722,7 @@ class Parser implements MacroHelper {
     if (++this.exprDepth > this.maxDepth) this.recursionLimit();
     if (++this.relDepth > this.maxDepth) this.recursionLimit();
     if (++this.calcDepth > this.maxDepth) this.recursionLimit();
-    const first = this.kinds[this.p] === Tok.IDENTIFIER ? this.parseMember() : this.parseUnary();
+    const first = IS_MEMBER_START[this.kinds[this.p] as number] ? this.parseMember() : this.parseUnary();
     if (!IS_OPERATOR[this.kinds[this.p] as number]) {
       this.calcDepth--;
       this.relDepth--;
@@ -813,7 +815,7 @@ class Parser implements MacroHelper {
   private parseBinary(minPrec: number): Expr {
     if (minPrec <= 2 && ++this.relDepth > this.maxDepth) this.recursionLimit();
     if (++this.calcDepth > this.maxDepth) this.recursionLimit();
-    const left = this.kinds[this.p] === Tok.IDENTIFIER ? this.parseMember() : this.parseUnary();
+    const left = IS_MEMBER_START[this.kinds[this.p] as number] ? this.parseMember() : this.parseUnary();
     return this.parseBinaryRest(minPrec, left);
   }
 
