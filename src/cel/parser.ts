@@ -921,7 +921,7 @@ class Parser implements MacroHelper {
         }
         if (nameKind !== Tok.IDENTIFIER && nameKind !== Tok.ESC_IDENTIFIER) this.noViable(dot, t);
         this.p = t + 1;
-        const field = this.fieldName(t);
+        const field = nameKind === Tok.IDENTIFIER ? this.name(t) : this.fieldName(t);
         h++;
         if (opt) {
           if (!this.optional) {
