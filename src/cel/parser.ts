@@ -633,13 +633,15 @@ class Parser implements MacroHelper {
     this.syntaxError(this.starts[p] as number, `mismatched ${display}`);
   }
 
-  /** Consumes a required token. */
+  /** Consumes a required token (small, to be inlined: a missing token takes {@link expectMissing}). */
   private expect(t: Tok): void {
+    if (this.kinds[this.p] === t) this.p++;
+    else this.expectMissing(t);
+  }
+
+  /** {@link expect} where the current token is not `t`. */
+  private expectMissing(t: Tok): void {
     const k = this.kinds[this.p];
-    if (k === t) {
-      this.p++;
-      return;
-    }
     if (
       k === Tok.EOF &&
       this.pending === 1 &&
