@@ -367,6 +367,15 @@ function internalized(s: string): string {
   return Object.keys(o)[0] ?? s;
 }
 
+/** Enters `s` in the intern table at `slot`, in place of the name there; returns the unique copy. */
+function internNew(s: string, slot: number): string {
+  const u = internalized(s);
+  INTERNED[slot] = u;
+  SLOT_MACRO_TABLE[slot] = undefined;
+  SLOT_RESERVED[slot] = isReserved(u) ? 1 : 0;
+  return u;
+}
+
 function escapeWS(s: string): string {
   return s.replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
 }
@@ -377,8 +386,8 @@ class Parser implements MacroHelper {
   private kinds: Uint8Array = EMPTY_KINDS;
   private starts: Int32Array = EMPTY_OFFSETS;
   private ends: Int32Array = EMPTY_OFFSETS;
-  /** The lexer's identifier hashes (undefined: names are not interned). */
-  private hashes: Int32Array | undefined = undefined;
+  /** The lexer's identifier hashes (see Tokens.hashes). */
+  private hashes: Int32Array = EMPTY_OFFSETS;
   /** The lexer's errors and flags (see {@link Tokens}). */
   private lexErrors: readonly LexError[] = NO_LEX_ERRORS;
   private mayHaveSurrogates = true;
@@ -455,7 +464,7 @@ class Parser implements MacroHelper {
         this.kinds = EMPTY_KINDS;
         this.starts = EMPTY_OFFSETS;
         this.ends = EMPTY_OFFSETS;
-        this.hashes = undefined;
+        this.hashes = EMPTY_OFFSETS;
         this.issues.push({
           offset: -1,
           message: `expression code point size exceeds limit: size: ${size}, limit ${this.sizeLimit}`,
@@ -472,7 +481,7 @@ class Parser implements MacroHelper {
     this.kinds = tokens.kinds;
     this.starts = tokens.starts;
     this.ends = tokens.ends;
-    this.hashes = tokens.hashes;
+    this.hashes = tokens.hashes ?? EMPTY_OFFSETS;
     const errors = tokens.errors;
     this.lexErrors = errors;
     for (let i = 0; i < errors.length; i++) {
@@ -963,24 +972,16 @@ class Parser implements MacroHelper {
 
   /** The text of IDENTIFIER token `t`, interned (see {@link INTERNED}). */
   private name(t: number): string {
+    // Small, to be inlined where it is called; a name not in the table takes internNew().
     const s = this.src.slice(this.starts[t], this.ends[t]);
-    const hashes = this.hashes;
-    if (hashes === undefined) return s;
-    const slot = internSlot(hashes[t] as number);
+    const slot = internSlot(this.hashes[t] as number);
     const cand = INTERNED[slot] as string;
-    if (cand === s) return cand;
-    const u = internalized(s);
-    INTERNED[slot] = u;
-    SLOT_MACRO_TABLE[slot] = undefined;
-    SLOT_RESERVED[slot] = isReserved(u) ? 1 : 0;
-    return u;
+    return cand === s ? cand : internNew(s, slot);
   }
 
   /** Whether `name`, which {@link name} just made of IDENTIFIER token `t`, is reserved. */
   private isReservedName(t: number, name: string): boolean {
-    const hashes = this.hashes;
-    if (hashes === undefined) return isReserved(name);
-    const slot = internSlot(hashes[t] as number);
+    const slot = internSlot(this.hashes[t] as number);
     return INTERNED[slot] === name ? SLOT_RESERVED[slot] === 1 : isReserved(name);
   }
 
@@ -1042,8 +1043,7 @@ class Parser implements MacroHelper {
       case Tok.STRING: {
         this.p++;
         let value: string;
-        const hashes = this.hashes;
-        if (hashes !== undefined && hashes[p] === PLAIN_STRING) {
+        if (this.hashes[p] === PLAIN_STRING) {
           // The lexer saw a quoted single line without escapes: no second scan.
           value = this.src.slice(start + 1, (this.ends[p] as number) - 1);
         } else {
@@ -1330,8 +1330,7 @@ class Parser implements MacroHelper {
     const macros = this.macros;
     if (macros.size > 0) {
       let defs: readonly MacroDef[] | undefined;
-      const hashes = this.hashes;
-      const slot = nameTok >= 0 && hashes !== undefined ? internSlot(hashes[nameTok] as number) : -1;
+      const slot = nameTok >= 0 ? internSlot(this.hashes[nameTok] as number) : -1;
       // The slot name() filled with `fn` may hold another name since (one met in the arguments).
       if (slot >= 0 && INTERNED[slot] === fn) {
         if (SLOT_MACRO_TABLE[slot] === macros) defs = SLOT_MACRO_DEFS[slot];
