@@ -91,33 +91,52 @@ const enum Quantifier {
   ExistsOne,
 }
 
-function quantifierParts(
+/**
+ * The fold of a quantifier over `range` (its nodes made in cel-go's order, which fixes their ids:
+ * JavaScript evaluates the arguments left to right; no array of parts in between).
+ */
+function quantifierFold(
   h: MacroHelper,
   kind: Quantifier,
+  range: Expr,
+  iterVar: string,
+  iterVar2: string | undefined,
   predicate: Expr,
-): [init: Expr, condition: Expr, step: Expr, result: Expr] {
+): Expr {
   switch (kind) {
     case Quantifier.All:
-      return [
+      return h.comprehension(
+        range,
+        iterVar,
+        iterVar2,
+        ACCUMULATOR,
         h.bool(true),
         h.call(Op.notStrictlyFalse, [h.accu()]),
         h.call(Op.logicalAnd, [h.accu(), predicate]),
         h.accu(),
-      ];
+      );
     case Quantifier.Exists:
-      return [
+      return h.comprehension(
+        range,
+        iterVar,
+        iterVar2,
+        ACCUMULATOR,
         h.bool(false),
         h.call(Op.notStrictlyFalse, [h.call(Op.not, [h.accu()])]),
         h.call(Op.logicalOr, [h.accu(), predicate]),
         h.accu(),
-      ];
+      );
     case Quantifier.ExistsOne:
-      return [
+      return h.comprehension(
+        range,
+        iterVar,
+        iterVar2,
+        ACCUMULATOR,
         h.int(0n),
         h.bool(true),
         h.call(Op.conditional, [predicate, h.call(Op.add, [h.accu(), h.int(1n)]), h.accu()]),
         h.call(Op.equals, [h.accu(), h.int(1n)]),
-      ];
+      );
   }
 }
 
@@ -126,8 +145,7 @@ function quantifier(kind: Quantifier): MacroExpander {
     const v = args[0] as Expr;
     if (v.kind !== "ident") return err(v, "argument must be a simple name");
     if (isAccumulatorName(v.name)) return err(v, "iteration variable overwrites accumulator variable");
-    const [init, cond, step, result] = quantifierParts(h, kind, args[1] as Expr);
-    return h.comprehension(target as Expr, v.name, undefined, ACCUMULATOR, init, cond, step, result);
+    return quantifierFold(h, kind, target as Expr, v.name, undefined, args[1] as Expr);
   };
 }
 
@@ -171,8 +189,7 @@ function quantifier2(kind: Quantifier): MacroExpander {
   return (h, target, args) => {
     const vars = iterVars(args[0] as Expr, args[1] as Expr);
     if (!Array.isArray(vars)) return vars;
-    const [init, cond, step, result] = quantifierParts(h, kind, args[2] as Expr);
-    return h.comprehension(target as Expr, vars[0], vars[1], ACCUMULATOR, init, cond, step, result);
+    return quantifierFold(h, kind, target as Expr, vars[0], vars[1], args[2] as Expr);
   };
 }
 
