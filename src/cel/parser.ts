@@ -905,10 +905,25 @@ class Parser implements MacroHelper {
   private parseMember(): Expr {
     const kinds = this.kinds;
     let e: Expr;
-    if (kinds[this.p] === Tok.IDENTIFIER) {
-      // parsePrimary's commonest case, without its frame.
+    const p = this.p;
+    if (kinds[p] === Tok.IDENTIFIER) {
+      // parsePrimary's commonest case, without its frame; and a plain name (not a call, not the
+      // type of a message: IDENT ('.' IDENT)* '{') without parseIdentPrimary's.
       this.h = 0;
-      e = this.parseIdentPrimary(this.p, false);
+      let plain = kinds[p + 1] !== Tok.LPAREN;
+      if (plain) {
+        let j = p + 1;
+        while (kinds[j] === Tok.DOT && kinds[j + 1] === Tok.IDENTIFIER) j += 2;
+        plain = kinds[j] !== Tok.LBRACE;
+      }
+      if (plain) {
+        const name = this.name(p);
+        this.p = p + 1;
+        const start = this.starts[p] as number;
+        e = this.isReservedName(p, name)
+          ? this.semanticError(start, `reserved identifier: ${name}`)
+          : { kind: "ident", id: this.newId(start), name };
+      } else e = this.parseIdentPrimary(p, false);
     } else e = this.parsePrimary();
     let h = this.h;
     for (;;) {
