@@ -924,6 +924,13 @@ class Parser implements MacroHelper {
           ? this.semanticError(start, `reserved identifier: ${name}`)
           : { kind: "ident", id: this.newId(start), name };
       } else e = this.parseIdentPrimary(p, false);
+    } else if (kinds[p] === Tok.STRING && this.hashes[p] === PLAIN_STRING) {
+      // A quoted single line without escapes (see parsePrimary), also without its frame.
+      this.h = 0;
+      this.p = p + 1;
+      const start = this.starts[p] as number;
+      const value = this.src.slice(start + 1, (this.ends[p] as number) - 1);
+      e = { kind: "const", id: this.newId(start), value: { kind: "string", value } };
     } else e = this.parsePrimary();
     let h = this.h;
     for (;;) {
