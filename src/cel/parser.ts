@@ -1244,9 +1244,11 @@ class Parser implements MacroHelper {
     const k = kinds[this.p] as Tok;
     let elements: Expr[] = EMPTY as never;
     let optionalIndices: number[] | undefined;
+    // Arrays made to measure for one or two elements, as in parseMap.
+    let first: Expr | undefined;
+    let count = 0;
     let h = 0;
     if (k !== Tok.RBRACKET && k !== Tok.COMMA) {
-      elements = [];
       do {
         let optPos = -1;
         if (kinds[this.p] === Tok.QUESTION) optPos = this.starts[this.p++] as number;
@@ -1254,10 +1256,14 @@ class Parser implements MacroHelper {
         if (this.h > h) h = this.h;
         if (optPos >= 0) {
           if (!this.optional) this.semanticError(optPos, "unsupported syntax '?'");
-          else (optionalIndices ??= []).push(elements.length);
+          else (optionalIndices ??= []).push(count);
         }
-        elements.push(e);
+        if (count === 0) first = e;
+        else if (count === 1) elements = [first as Expr, e];
+        else elements.push(e);
+        count++;
       } while (this.nextElement(Tok.RBRACKET, IS_OPT_EXPR_START));
+      if (count === 1) elements = [first as Expr];
     }
     this.closeAggregate(Tok.RBRACKET);
     this.pending--;
@@ -1274,9 +1280,12 @@ class Parser implements MacroHelper {
     }
     const k = kinds[this.p] as Tok;
     let entries: MapEntry[] = EMPTY as never;
+    // The first entry waits here: arrays are made to measure for one or two entries (a push onto
+    // an empty array reserves 17 slots).
+    let first: MapEntry | undefined;
+    let count = 0;
     let h = 0;
     if (k !== Tok.RBRACE && k !== Tok.COMMA) {
-      entries = [];
       do {
         let optPos = -1;
         if (kinds[this.p] === Tok.QUESTION) optPos = this.starts[this.p++] as number;
@@ -1294,8 +1303,13 @@ class Parser implements MacroHelper {
           this.semanticError(optPos, "unsupported syntax '?'");
           continue;
         }
-        entries.push({ id: entryId, key, value, optional: optPos >= 0 });
+        const entry: MapEntry = { id: entryId, key, value, optional: optPos >= 0 };
+        if (count === 0) first = entry;
+        else if (count === 1) entries = [first as MapEntry, entry];
+        else entries.push(entry);
+        count++;
       } while (this.nextElement(Tok.RBRACE, IS_OPT_EXPR_START));
+      if (count === 1) entries = [first as MapEntry];
     }
     this.closeAggregate(Tok.RBRACE);
     this.pending--;
