@@ -22,7 +22,7 @@ import type { Constant, Expr, ParsedExpr, SourceInfo, StructField, MapEntry } fr
 import { ACCUMULATOR, Op } from "./ast.js";
 import type { MacroSet } from "./decls.js";
 import { CelCompileError, type CelIssue, locate } from "./errors.js";
-import { decodeBytes, decodeString, formatTokenSet, lex, PLAIN_STRING, Tok, UnescapeError, type LexError, type Tokens } from "./lexer.js";
+import { decodeBytes, decodeString, formatTokenSet, lex, PLAIN_STRING, Tok, UnescapeError, type LexError } from "./lexer.js";
 import { type MacroDef, type MacroHelper, macroTable, type MacroTable, matchMacro } from "./macros.js";
 
 export interface ParseOptions {
@@ -388,7 +388,7 @@ class Parser implements MacroHelper {
   private ends: Int32Array = EMPTY_OFFSETS;
   /** The lexer's identifier hashes (see Tokens.hashes). */
   private hashes: Int32Array = EMPTY_OFFSETS;
-  /** The lexer's errors and flags (see {@link Tokens}). */
+  /** The lexer's errors and flags (see Tokens in lexer.ts). */
   private lexErrors: readonly LexError[] = NO_LEX_ERRORS;
   private mayHaveSurrogates = true;
   private mayHaveNewlines = true;
