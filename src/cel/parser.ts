@@ -740,7 +740,10 @@ class Parser implements MacroHelper {
       this.exprDepth--;
       return first;
     }
-    const cond = this.parseOr(this.parseAnd(this.parseBinaryRest(1, first)));
+    // (parseAnd and parseOr return their argument unless their operator follows: not called then.)
+    let cond = this.parseBinaryRest(1, first);
+    if (this.kinds[this.p] === Tok.LOGICAL_AND) cond = this.parseAnd(cond);
+    if (this.kinds[this.p] === Tok.LOGICAL_OR) cond = this.parseOr(cond);
     if (this.kinds[this.p] !== Tok.QUESTION) {
       this.exprDepth--;
       return cond;
