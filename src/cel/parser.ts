@@ -751,7 +751,9 @@ class Parser implements MacroHelper {
     let h = this.h;
     const opId = this.newId(this.starts[this.p++] as number);
     this.pending++;
-    const ifTrue = this.parseOr(this.parseAnd(this.parseBinary(1)));
+    let ifTrue = this.parseBinary(1);
+    if (this.kinds[this.p] === Tok.LOGICAL_AND) ifTrue = this.parseAnd(ifTrue);
+    if (this.kinds[this.p] === Tok.LOGICAL_OR) ifTrue = this.parseOr(ifTrue);
     if (this.h > h) h = this.h;
     this.expect(Tok.COLON);
     this.pending--;
