@@ -769,7 +769,7 @@ class Parser implements MacroHelper {
     if (this.kinds[this.p] !== Tok.LOGICAL_OR) return first;
     let h = this.h;
     const pos0 = this.starts[this.p++] as number;
-    const second = this.parseAnd(this.parseBinary(1));
+    const second = this.parseAndTerm();
     if (this.h > h) h = this.h;
     const id0 = this.newId(pos0);
     if (this.kinds[this.p] !== Tok.LOGICAL_OR) {
@@ -779,18 +779,24 @@ class Parser implements MacroHelper {
     }
     // Three terms or more (arrays made to measure for three: a push onto a full array grows it).
     const pos2 = this.starts[this.p++] as number;
-    const third = this.parseAnd(this.parseBinary(1));
+    const third = this.parseAndTerm();
     if (this.h > h) h = this.h;
     const terms: Expr[] = [first, second, third];
     const ops: number[] = [id0, this.newId(pos2)];
     while (this.kinds[this.p] === Tok.LOGICAL_OR) {
       const pos = this.starts[this.p++] as number;
-      terms.push(this.parseAnd(this.parseBinary(1)));
+      terms.push(this.parseAndTerm());
       if (this.h > h) h = this.h;
       ops.push(this.newId(pos));
     }
     this.h = h;
     return balanced(Op.logicalOr, terms, ops, 0, ops.length - 1);
+  }
+
+  /** A term of `||`: an `&&` chain (parseAnd called only when its operator follows). */
+  private parseAndTerm(): Expr {
+    const first = this.parseBinary(1);
+    return this.kinds[this.p] === Tok.LOGICAL_AND ? this.parseAnd(first) : first;
   }
 
   /** The `&&` chain whose first term is `first`. */
