@@ -231,6 +231,9 @@ interface EnvInfo {
   /** Global names resolved so far (variables, types, constants), by first segment. */
   readonly names: Map<string, NameNode>;
   nameNodes: number;
+  /** The root last looked up in {@link names} and its node. */
+  lastRoot: string | undefined;
+  lastRootNode: NameNode | undefined;
   /** Functions looked up so far by the name as written. */
   readonly functions: Map<string, FunctionInfo | null>;
   /**
@@ -280,6 +283,8 @@ function envInfo(env: Env): EnvInfo {
       disabled: env.crossTypeNumericComparisons ? undefined : CROSS_TYPE_NUMERIC_OVERLOADS,
       names: new Map(),
       nameNodes: 0,
+      lastRoot: undefined,
+      lastRootNode: undefined,
       functions: new Map(),
       namespaceRoots,
       functionInfos: new Map(),
@@ -322,6 +327,8 @@ const ARG_VARS: CelType[] = [];
 
 /** Scratch: the fields of a select chain, outermost first (used between recursive calls only). */
 const FIELDS: string[] = [];
+/** Scratch: the selects of a select chain, outermost first (used between recursive calls only). */
+const CHAIN: SelectExpr[] = [];
 
 /** Shared `{ name }` references of locals (immutable). */
 const LOCAL_REFERENCES = new Map<string, Reference>();
@@ -459,11 +466,6 @@ class Checker {
 
   // ---------------------------------------------------------------- names
 
-  private lookupLocal(name: string): CelType | undefined {
-    const i = this.localIndex(name);
-    return i < 0 ? undefined : (this.locals![i + 1] as CelType);
-  }
-
   /** Slot of the innermost local named `name` (a leading dot ignored), or -1. */
   private localIndex(name: string): number {
     const locals = this.locals;
@@ -492,14 +494,22 @@ class Checker {
     if (info.nameNodes > MAX_NAME_NODES) {
       info.names.clear();
       info.nameNodes = 0;
+      info.lastRoot = undefined;
     }
-    let node: NameNode | undefined = info.names.get(root);
-    if (node === undefined) {
-      node = { resolved: undefined, children: undefined };
-      info.names.set(root, node);
-      info.nameNodes++;
+    // Most names in a program start with one or two roots (`object`, `self`): the last one is kept.
+    let node: NameNode | undefined;
+    if (root === info.lastRoot) node = info.lastRootNode!;
+    else {
+      node = info.names.get(root);
+      if (node === undefined) {
+        node = { resolved: undefined, children: undefined };
+        info.names.set(root, node);
+        info.nameNodes++;
+      }
+      info.lastRoot = root;
+      info.lastRootNode = node;
     }
-    // Whether every shorter name with a field on the way is known not to resolve (see `skipQualified`).
+    // Whether every shorter name with a field on the way is known not to resolve (see `checkSelect`).
     let prefixesNull = true;
     const fields = FIELDS;
     for (let i = fieldCount - 1; i >= 0; i--) {
@@ -524,11 +534,6 @@ class Checker {
 
   /** Set by {@link nameNode}: every proper prefix of the name it walked is known not to resolve. */
   private prefixesNull = false;
-  /**
-   * A select whose chain is known not to be a qualified name: its operand chain's names are
-   * prefixes of a name that failed with every prefix known not to resolve, so the walk is skipped.
-   */
-  private skipQualified: Expr | undefined = undefined;
 
   /** The global that `root.fields…` names (memoized per environment). */
   private resolveGlobal(root: string, fieldCount: number): GlobalName | undefined {
@@ -600,8 +605,12 @@ class Checker {
   }
 
   private checkIdent(e: IdentExpr): Expr {
+    return this.checkIdentAt(e, this.localIndex(e.name));
+  }
+
+  /** {@link checkIdent} given the slot of the local `e` names (-1: none). */
+  private checkIdentAt(e: IdentExpr, li: number): Expr {
     const name = e.name;
-    const li = this.localIndex(name);
     const local = li < 0 ? undefined : (this.locals![li + 1] as CelType);
     const rootScoped = name.charCodeAt(0) === 46;
     if (local !== undefined && !rootScoped) {
@@ -628,47 +637,59 @@ class Checker {
   }
 
   private checkSelect(e: SelectExpr): Expr {
-    // First try to read the whole chain as a qualified name (a variable `a.b.c`, an enum constant).
-    if (e === this.skipQualified) {
-      this.skipQualified = e.operand.kind === "select" ? e.operand : undefined;
-    } else if (!e.testOnly) {
-      const r = this.resolveQualified(e);
-      if (r !== undefined) {
-        this.typeMap.set(e.id, r.type);
-        this.referenceMap.set(e.id, r.reference);
-        return { kind: "ident", id: e.id, name: r.name };
-      }
+    if (e.testOnly) {
+      const operand = this.checkSelectField(e, e.operand, e.field, false);
+      this.typeMap.set(e.id, BOOL);
+      return operand === e.operand ? e : { ...e, operand };
     }
-    const operand = this.checkSelectField(e, e.operand, e.field, false);
-    const resultType = this.selectType;
-    this.typeMap.set(e.id, e.testOnly ? BOOL : substitute(this.mapping, resultType, false));
-    return operand === e.operand ? e : { ...e, operand };
-  }
-
-  /** `a.b.c` (idents and plain selects only) as a global name, if it is one and `a` is not a local. */
-  private resolveQualified(e: SelectExpr): (Resolved & { readonly reference: Reference }) | undefined {
+    // First try to read the whole chain as a qualified name (a variable `a.b.c`, an enum constant).
+    // The chain: plain selects down to an identifier (`CHAIN[0]` is `e`, `FIELDS` their fields).
+    const chain = CHAIN;
     const fields = FIELDS;
     let n = 0;
     let cur: Expr = e;
-    while (cur.kind === "select") {
-      if (cur.testOnly) return undefined;
+    while (cur.kind === "select" && !cur.testOnly) {
+      chain[n] = cur;
       fields[n++] = cur.field;
       cur = cur.operand;
     }
-    if (cur.kind !== "ident") return undefined;
-    const first = cur.name;
-    const local = this.lookupLocal(first);
-    const rootScoped = first.charCodeAt(0) === 46;
-    if (local !== undefined && !rootScoped) return undefined; // a field selection on a local
-    const r = this.resolveGlobal(first, n);
-    if (r === undefined) {
-      // The operand chain's names are the shorter prefixes: when none resolves, its check skips the walk.
-      if (this.prefixesNull && n >= 2) this.skipQualified = e.operand;
-      return undefined;
+    if (cur.kind === "ident") {
+      const first = cur.name;
+      const li = this.localIndex(first);
+      // A field selection on a local names no global, nor does any select in its chain.
+      let inner = li >= 0 && !isRootScoped(first);
+      if (!inner) {
+        const r = this.resolveGlobal(first, n);
+        if (r !== undefined) {
+          this.typeMap.set(e.id, r.type);
+          if (li < 0) {
+            this.referenceMap.set(e.id, r.reference);
+            return { kind: "ident", id: e.id, name: r.name };
+          }
+          const name = `.${r.name}`;
+          this.referenceMap.set(e.id, r.value === undefined ? { name } : { name, value: r.value });
+          return { kind: "ident", id: e.id, name };
+        }
+        // The selects inside the chain name its shorter prefixes: none of them resolves either.
+        inner = this.prefixesNull;
+      }
+      if (inner) {
+        // Then the chain is field selections from its identifier up, typed here in a loop rather
+        // than by recursion (each select's check would walk its chain and the name trie again).
+        // (Neither typing an identifier nor a field touches the scratch arrays.)
+        let operand = this.checkIdentAt(cur, li);
+        for (let i = n - 1; i >= 0; i--) {
+          const s = chain[i]!;
+          this.selectField(s, operand, s.field, false);
+          this.typeMap.set(s.id, substitute(this.mapping, this.selectType, false));
+          operand = operand === s.operand ? s : { ...s, operand };
+        }
+        return operand;
+      }
     }
-    if (local === undefined) return r;
-    const name = `.${r.name}`;
-    return { name, type: r.type, value: r.value, reference: r.value === undefined ? { name } : { name, value: r.value } };
+    const operand = this.checkSelectField(e, e.operand, e.field, false);
+    this.typeMap.set(e.id, substitute(this.mapping, this.selectType, false));
+    return operand === e.operand ? e : { ...e, operand };
   }
 
   /** Type of the field selected by the last {@link checkSelectField}. */
@@ -680,6 +701,12 @@ class Checker {
    */
   private checkSelectField(e: { readonly id: number }, operandExpr: Expr, field: string, optional: boolean): Expr {
     const operand = this.check(operandExpr);
+    this.selectField(e, operand, field, optional);
+    return operand;
+  }
+
+  /** Types `operand.field` (or `operand.?field`) for a checked operand: leaves it in {@link selectType}. */
+  private selectField(e: { readonly id: number }, operand: Expr, field: string, optional: boolean): void {
     const operandType = substitute(this.mapping, this.typeOf(operand.id), false);
     const isOpt = isOptional(operandType);
     const target = isOpt ? operandType.params[0]! : operandType;
@@ -705,7 +732,6 @@ class Checker {
         result = DYN;
     }
     this.selectType = isOpt || optional ? optionalType(result) : result;
-    return operand;
   }
 
   private lookupFieldType(id: number, typeName: string, field: string): CelType | undefined {
