@@ -327,8 +327,6 @@ const ARG_VARS: CelType[] = [];
 
 /** Scratch: the fields of a select chain, outermost first (used between recursive calls only). */
 const FIELDS: string[] = [];
-/** Scratch: the selects of a select chain, outermost first (used between recursive calls only). */
-const CHAIN: SelectExpr[] = [];
 
 /** Shared `{ name }` references of locals (immutable). */
 const LOCAL_REFERENCES = new Map<string, Reference>();
@@ -643,13 +641,11 @@ class Checker {
       return operand === e.operand ? e : { ...e, operand };
     }
     // First try to read the whole chain as a qualified name (a variable `a.b.c`, an enum constant).
-    // The chain: plain selects down to an identifier (`CHAIN[0]` is `e`, `FIELDS` their fields).
-    const chain = CHAIN;
+    // The chain: plain selects down to an identifier (`FIELDS` their fields, outermost first).
     const fields = FIELDS;
     let n = 0;
     let cur: Expr = e;
     while (cur.kind === "select" && !cur.testOnly) {
-      chain[n] = cur;
       fields[n++] = cur.field;
       cur = cur.operand;
     }
@@ -676,10 +672,12 @@ class Checker {
       if (inner) {
         // Then the chain is field selections from its identifier up, typed here in a loop rather
         // than by recursion (each select's check would walk its chain and the name trie again).
-        // (Neither typing an identifier nor a field touches the scratch arrays.)
+        // (The selects are found again from `e` rather than kept in a scratch array: storing fresh
+        // nodes into a long-lived array costs a write barrier each.)
         let operand = this.checkIdentAt(cur, li);
         for (let i = n - 1; i >= 0; i--) {
-          const s = chain[i]!;
+          let s = e;
+          for (let k = 0; k < i; k++) s = s.operand as SelectExpr;
           this.selectField(s, operand, s.field, false);
           this.typeMap.set(s.id, substitute(this.mapping, this.selectType, false));
           operand = operand === s.operand ? s : { ...s, operand };
