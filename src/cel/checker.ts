@@ -440,8 +440,15 @@ class Checker {
   // known: a shared helper reading `e.id` would see every kind of node and make
   // that read megamorphic.)
 
-  private typeOf(id: number): CelType {
-    return this.typeMap.get(id) ?? ERROR;
+  /**
+   * Records the type of node `id`, also as {@link last}: every check of a node records the
+   * node's own type last (after its children's), so that the caller of `check` can read the
+   * type there instead of by node id from the type map (reading `id` off nodes of every kind
+   * is a megamorphic property load). A check that records no type leaves `last` the error type.
+   */
+  private setType(id: number, t: CelType): void {
+    this.typeMap.set(id, t);
+    this.last = t;
   }
 
   private isAssignable(t1: CelType, t2: CelType): boolean {
@@ -583,7 +590,7 @@ class Checker {
   check(e: Expr): Expr {
     switch (e.kind) {
       case "const":
-        this.typeMap.set(e.id, constantType(e.value));
+        this.setType(e.id, constantType(e.value));
         return e;
       case "ident":
         return this.checkIdent(e);
@@ -613,13 +620,13 @@ class Checker {
     const rootScoped = name.charCodeAt(0) === 46;
     if (local !== undefined && !rootScoped) {
       // The name as written is the local's name (no leading dot).
-      this.typeMap.set(e.id, local);
+      this.setType(e.id, local);
       this.referenceMap.set(e.id, this.locals![li + 2] as Reference);
       return e;
     }
     const r = this.resolveGlobal(name, 0);
     if (r !== undefined) {
-      this.typeMap.set(e.id, r.type);
+      this.setType(e.id, r.type);
       if (local === undefined) {
         this.referenceMap.set(e.id, r.reference);
         return r.name === name ? e : { kind: "ident", id: e.id, name: r.name };
@@ -629,7 +636,7 @@ class Checker {
       this.referenceMap.set(e.id, r.value === undefined ? { name: shadowed } : { name: shadowed, value: r.value });
       return shadowed === name ? e : { kind: "ident", id: e.id, name: shadowed };
     }
-    this.typeMap.set(e.id, ERROR);
+    this.setType(e.id, ERROR);
     this.undeclaredReference(e.id, e.name);
     return e;
   }
@@ -637,7 +644,7 @@ class Checker {
   private checkSelect(e: SelectExpr): Expr {
     if (e.testOnly) {
       const operand = this.checkSelectField(e, e.operand, e.field, false);
-      this.typeMap.set(e.id, BOOL);
+      this.setType(e.id, BOOL);
       return operand === e.operand ? e : { ...e, operand };
     }
     // First try to read the whole chain as a qualified name (a variable `a.b.c`, an enum constant).
@@ -657,7 +664,7 @@ class Checker {
       if (!inner) {
         const r = this.resolveGlobal(first, n);
         if (r !== undefined) {
-          this.typeMap.set(e.id, r.type);
+          this.setType(e.id, r.type);
           if (li < 0) {
             this.referenceMap.set(e.id, r.reference);
             return { kind: "ident", id: e.id, name: r.name };
@@ -679,19 +686,21 @@ class Checker {
           let s = e;
           for (let k = 0; k < i; k++) s = s.operand as SelectExpr;
           this.selectField(s, operand, s.field, false);
-          this.typeMap.set(s.id, substitute(this.mapping, this.selectType, false));
+          this.setType(s.id, substitute(this.mapping, this.selectType, false));
           operand = operand === s.operand ? s : { ...s, operand };
         }
         return operand;
       }
     }
     const operand = this.checkSelectField(e, e.operand, e.field, false);
-    this.typeMap.set(e.id, substitute(this.mapping, this.selectType, false));
+    this.setType(e.id, substitute(this.mapping, this.selectType, false));
     return operand === e.operand ? e : { ...e, operand };
   }
 
   /** Type of the field selected by the last {@link checkSelectField}. */
   private selectType: CelType = ERROR;
+  /** The type of the node whose check returned last (see {@link setType}). */
+  private last: CelType = ERROR;
 
   /**
    * Types `operand.field` (or `operand.?field`); returns the rewritten operand
@@ -703,9 +712,10 @@ class Checker {
     return operand;
   }
 
-  /** Types `operand.field` (or `operand.?field`) for a checked operand: leaves it in {@link selectType}. */
+  /** Types `operand.field` (or `operand.?field`) for the operand just checked: leaves it in {@link selectType}. */
   private selectField(e: { readonly id: number }, operand: Expr, field: string, optional: boolean): void {
-    const operandType = substitute(this.mapping, this.typeOf(operand.id), false);
+    // (The operand has just been checked: its type is `last`.)
+    const operandType = substitute(this.mapping, this.last, false);
     const isOpt = isOptional(operandType);
     const target = isOpt ? operandType.params[0]! : operandType;
     let result: CelType = ERROR;
@@ -751,15 +761,17 @@ class Checker {
         e.id,
         `unsupported optional field selection: incorrect signature.${member} argument count: ${e.args.length}`,
       );
+      this.last = ERROR;
       return e;
     }
     const fieldExpr = e.args[1]!;
     if (fieldExpr.kind !== "const" || fieldExpr.value.kind !== "string") {
       this.report(fieldExpr.id, `unsupported optional field selection: ${describeExpr(fieldExpr)}`);
+      this.last = ERROR;
       return e;
     }
     const operand = this.checkSelectField(e, e.args[0]!, fieldExpr.value.value, true);
-    this.typeMap.set(e.id, substitute(this.mapping, this.selectType, false));
+    this.setType(e.id, substitute(this.mapping, this.selectType, false));
     this.referenceMap.set(e.id, OPT_SELECT_REFERENCE);
     return operand === e.args[0] ? e : { ...e, args: [operand, fieldExpr] };
   }
@@ -784,18 +796,36 @@ class Checker {
   }
 
   private checkCallExpr(e: CallExpr): CallExpr {
-    const args = this.checkAll(e.args);
+    // The arguments, keeping the type each check leaves in `last`: the first two, and all of
+    // them when there are more.
+    const es = e.args;
+    const na = es.length;
+    let out: Expr[] | undefined;
+    let t0: CelType = ERROR;
+    let t1: CelType = ERROR;
+    let more: CelType[] | undefined;
+    for (let i = 0; i < na; i++) {
+      const a = es[i]!;
+      const c = this.check(a);
+      const t = this.last;
+      if (i === 0) t0 = t;
+      else if (i === 1) t1 = t;
+      else (more ??= [t0, t1]).push(t);
+      if (c !== a && out === undefined) out = es.slice(0, i);
+      if (out !== undefined) out.push(c);
+    }
+    const args = out ?? es;
 
     if (e.target === undefined) {
       const fi = this.lookupFunction(e.fn);
       if (fi === undefined) {
         this.undeclaredReference(e.id, e.fn);
-        this.typeMap.set(e.id, ERROR);
+        this.setType(e.id, ERROR);
         return args === e.args ? e : { ...e, args };
       }
       const name = fi.decl.name;
       const call: CallExpr = name === e.fn && args === e.args ? e : { kind: "call", id: e.id, fn: name, args };
-      this.resolveOverloadOrError(call, fi, undefined, args);
+      this.resolveOverloadOrError(call, fi, undefined, args, ERROR, t0, t1, more);
       return call;
     }
 
@@ -805,19 +835,20 @@ class Checker {
       const fi = this.lookupFunction(`${prefix}.${e.fn}`);
       if (fi !== undefined) {
         const call: CallExpr = { kind: "call", id: e.id, fn: fi.decl.name, args };
-        this.resolveOverloadOrError(call, fi, undefined, args);
+        this.resolveOverloadOrError(call, fi, undefined, args, ERROR, t0, t1, more);
         return call;
       }
     }
 
     const target = this.check(e.target);
+    const targetType = this.last;
     const call: CallExpr = target === e.target && args === e.args ? e : { ...e, target, args };
     const fi = this.lookupFunction(e.fn);
     if (fi !== undefined) {
-      this.resolveOverloadOrError(call, fi, target, args);
+      this.resolveOverloadOrError(call, fi, target, args, targetType, t0, t1, more);
       return call;
     }
-    this.typeMap.set(e.id, ERROR);
+    this.setType(e.id, ERROR);
     this.undeclaredReference(e.id, e.fn);
     return call;
   }
@@ -839,17 +870,20 @@ class Checker {
     return qualifiedName(target);
   }
 
-  private checkAll(es: readonly Expr[]): readonly Expr[] {
-    let out: Expr[] | undefined;
-    for (let i = 0; i < es.length; i++) {
-      const c = this.check(es[i]!);
-      if (c !== es[i] && out === undefined) out = es.slice(0, i);
-      if (out !== undefined) out.push(c);
-    }
-    return out ?? es;
-  }
-
-  private resolveOverloadOrError(call: CallExpr, fi: FunctionInfo, target: Expr | undefined, args: readonly Expr[]): void {
+  /**
+   * `targetType`: the receiver's type (member calls); `t0`, `t1`: the first two arguments'
+   * types; `more`: every argument's type when there are more than two.
+   */
+  private resolveOverloadOrError(
+    call: CallExpr,
+    fi: FunctionInfo,
+    target: Expr | undefined,
+    args: readonly Expr[],
+    targetType: CelType,
+    t0: CelType,
+    t1: CelType,
+    more: readonly CelType[] | undefined,
+  ): void {
     const fn = fi.decl;
     const isMember = target !== undefined;
     // (Made to measure for the usual arities: a push onto an empty array reserves 17 elements.)
@@ -858,22 +892,24 @@ class Checker {
     const na = args.length;
     if (!isMember && na === 2) {
       argTypes = ARG_TYPES_2;
-      argTypes[0] = this.typeOf(args[0]!.id);
-      argTypes[1] = this.typeOf(args[1]!.id);
+      argTypes[0] = t0;
+      argTypes[1] = t1;
     } else if (isMember && na === 1) {
       argTypes = ARG_TYPES_2;
-      argTypes[0] = this.typeOf(target.id);
-      argTypes[1] = this.typeOf(args[0]!.id);
+      argTypes[0] = targetType;
+      argTypes[1] = t0;
     } else if (!isMember && na === 1) {
       argTypes = ARG_TYPES_1;
-      argTypes[0] = this.typeOf(args[0]!.id);
+      argTypes[0] = t0;
     } else if (isMember && na === 0) {
       argTypes = ARG_TYPES_1;
-      argTypes[0] = this.typeOf(target.id);
+      argTypes[0] = targetType;
     } else {
       argTypes = [];
-      if (isMember) argTypes.push(this.typeOf(target.id));
-      for (let i = 0; i < na; i++) argTypes.push(this.typeOf(args[i]!.id));
+      if (isMember) argTypes.push(targetType);
+      if (more !== undefined) for (const t of more) argTypes.push(t);
+      else if (na === 2) argTypes.push(t0, t1);
+      else if (na === 1) argTypes.push(t0);
     }
 
     if (fn.name === Op.logicalAnd || fn.name === Op.logicalOr) {
@@ -978,11 +1014,11 @@ class Checker {
     if (resultType === undefined) {
       const shown = argTypes.map((t) => substitute(this.mapping, t, true));
       this.report(call.id, `found no matching overload for '${fn.name}' applied to '${formatArgTypes(shown, isMember)}'`);
-      this.typeMap.set(call.id, ERROR);
+      this.setType(call.id, ERROR);
       return;
     }
     const reference: Reference = Object.freeze({ overloadIds: Object.freeze(ids!) });
-    this.typeMap.set(call.id, resultType);
+    this.setType(call.id, resultType);
     this.referenceMap.set(call.id, reference);
     if (atoms !== undefined || key !== undefined) {
       const r = this.resolution(argVars, base, mark, resultType, reference);
@@ -1054,7 +1090,7 @@ class Checker {
     for (let i = 0; i < b.length; i += 2) {
       this.mapping.add(fromTemplate(b[i]!, argVars, base), fromTemplate(b[i + 1]!, argVars, base));
     }
-    this.typeMap.set(call.id, r.resultHasPlaceholder ? fromTemplate(r.result, argVars, base) : r.result);
+    this.setType(call.id, r.resultHasPlaceholder ? fromTemplate(r.result, argVars, base) : r.result);
     this.referenceMap.set(call.id, r.reference);
   }
 
@@ -1077,33 +1113,50 @@ class Checker {
         }
       }
       if (failed) {
-        this.typeMap.set(call.id, ERROR);
+        this.setType(call.id, ERROR);
         return;
       }
-      this.typeMap.set(call.id, BOOL);
+      this.setType(call.id, BOOL);
       this.referenceMap.set(call.id, logicalReference(o.decl.id));
       return;
     }
     const shown = argTypes.map((t) => substitute(this.mapping, t, true));
     this.report(call.id, `found no matching overload for '${call.fn}' applied to '${formatArgTypes(shown, isMember)}'`);
-    this.typeMap.set(call.id, ERROR);
+    this.setType(call.id, ERROR);
   }
 
   private checkList(e: ListExpr): Expr {
-    const elements = this.checkAll(e.elements);
+    // The elements, keeping the types their checks leave in `last`: the first, and all of them
+    // when there are more.
+    const es = e.elements;
+    const n = es.length;
+    let out: Expr[] | undefined;
+    let t0: CelType = ERROR;
+    let types: CelType[] | undefined;
+    for (let i = 0; i < n; i++) {
+      const el = es[i]!;
+      const c = this.check(el);
+      if (i === 0) t0 = this.last;
+      else (types ??= [t0]).push(this.last);
+      if (c !== el && out === undefined) out = es.slice(0, i);
+      if (out !== undefined) out.push(c);
+    }
+    const elements = out ?? es;
     let elemsType: CelType | undefined;
     const optionals = e.optionalIndices;
-    if (elements.length >= 2 && !sameFinalTypes(this.typeMap, elements)) this.validators |= V_HOMOGENEOUS;
-    for (let i = 0; i < elements.length; i++) {
-      const el = elements[i]!;
-      let t = this.typeOf(el.id);
+    if (n >= 2 && !sameFinalTypes(types!)) this.validators |= V_HOMOGENEOUS;
+    for (let i = 0; i < n; i++) {
+      let t = i === 0 ? t0 : types![i]!;
       if (optionals.length > 0 && optionals.includes(i)) {
         if (isOptional(t)) t = t.params[0]!;
-        else if (!isDyn(t)) this.typeMismatch(el.id, optionalType(t), t);
+        else {
+          const el = elements[i]!;
+          if (!isDyn(t)) this.typeMismatch(el.id, optionalType(t), t);
+        }
       }
       elemsType = this.joinTypes(elemsType, t);
     }
-    this.typeMap.set(e.id, listType(elemsType ?? this.newTypeVar()));
+    this.setType(e.id, listType(elemsType ?? this.newTypeVar()));
     return elements === e.elements ? e : { ...e, elements };
   }
 
@@ -1111,12 +1164,25 @@ class Checker {
     let keyType: CelType | undefined;
     let valueType: CelType | undefined;
     let entries: MapEntry[] | undefined;
+    // Whether every key, and every value, has one final type (see `sameFinalTypes`): the
+    // first entry's key and value types as their checks left them in `last`.
+    let k0: CelType = ERROR;
+    let v0: CelType = ERROR;
+    let same = true;
     for (let i = 0; i < e.entries.length; i++) {
       const entry = e.entries[i]!;
       const key = this.check(entry.key);
-      keyType = this.joinTypes(keyType, this.typeOf(key.id));
+      const kt = this.last;
+      keyType = this.joinTypes(keyType, kt);
       const value = this.check(entry.value);
-      let vt = this.typeOf(value.id);
+      let vt = this.last;
+      if (i === 0) {
+        k0 = kt;
+        v0 = vt;
+        same = isFinalLeaf(kt) && isFinalLeaf(vt);
+      } else if (kt !== k0 || vt !== v0) {
+        same = false;
+      }
       if (entry.optional) {
         if (isOptional(vt)) vt = vt.params[0]!;
         else if (!isDyn(vt)) this.typeMismatch(value.id, optionalType(vt), vt);
@@ -1125,25 +1191,13 @@ class Checker {
       if ((key !== entry.key || value !== entry.value) && entries === undefined) entries = e.entries.slice(0, i);
       if (entries !== undefined) entries.push(key === entry.key && value === entry.value ? entry : { ...entry, key, value });
     }
-    if (e.entries.length >= 2 && !this.sameEntryTypes(entries ?? e.entries)) this.validators |= V_HOMOGENEOUS;
+    if (e.entries.length >= 2 && !same) this.validators |= V_HOMOGENEOUS;
     if (keyType === undefined || valueType === undefined) {
       keyType = this.newTypeVar();
       valueType = this.newTypeVar();
     }
-    this.typeMap.set(e.id, mapType(keyType, valueType));
+    this.setType(e.id, mapType(keyType, valueType));
     return entries === undefined ? e : { ...e, entries };
-  }
-
-  /** Whether every key, and every value, of a map literal has one final type (see {@link sameFinalTypes}). */
-  private sameEntryTypes(entries: readonly MapEntry[]): boolean {
-    const types = this.typeMap;
-    const k0 = types.get(entries[0]!.key.id);
-    const v0 = types.get(entries[0]!.value.id);
-    if (!isFinalLeaf(k0) || !isFinalLeaf(v0)) return false;
-    for (let i = 1; i < entries.length; i++) {
-      if (types.get(entries[i]!.key.id) !== k0 || types.get(entries[i]!.value.id) !== v0) return false;
-    }
-    return true;
   }
 
   /**
@@ -1161,7 +1215,7 @@ class Checker {
     const ident = this.resolveTypeIdent(e.typeName);
     if (ident === undefined) {
       this.undeclaredReference(e.id, e.typeName);
-      this.typeMap.set(e.id, ERROR);
+      this.setType(e.id, ERROR);
       // cel-go stops here: the field initializers are not checked.
       return e;
     }
@@ -1185,14 +1239,14 @@ class Checker {
         }
       }
     }
-    this.typeMap.set(e.id, resultType);
+    this.setType(e.id, resultType);
 
     let fields: StructField[] | undefined;
     for (let i = 0; i < e.fields.length; i++) {
       const f = e.fields[i]!;
       const value = this.check(f.value);
+      let vt = this.last;
       const fieldType = this.lookupFieldType(f.id, typeName, f.field) ?? ERROR;
-      let vt = this.typeOf(value.id);
       if (f.optional) {
         if (isOptional(vt)) vt = vt.params[0]!;
         else if (!isDyn(vt)) this.typeMismatch(value.id, optionalType(vt), vt);
@@ -1206,15 +1260,18 @@ class Checker {
       if (value !== f.value && fields === undefined) fields = e.fields.slice(0, i);
       if (fields !== undefined) fields.push(value === f.value ? f : { ...f, value });
     }
+    // (The fields' checks came after the struct's type was recorded.)
+    this.last = resultType;
     if (ident.name === e.typeName && fields === undefined) return e;
     return { ...e, typeName: ident.name, fields: fields ?? e.fields };
   }
 
   private checkComprehension(e: ComprehensionExpr): Expr {
     const iterRange = this.check(e.iterRange);
+    const iterRangeType = this.last;
     const accuInit = this.check(e.accuInit);
-    const rangeType = substitute(this.mapping, this.typeOf(iterRange.id), false);
-    const accuType = this.typeOf(accuInit.id);
+    const accuType = this.last;
+    const rangeType = substitute(this.mapping, iterRangeType, false);
 
     const twoVar = e.iterVar2 !== undefined && e.iterVar2 !== "";
     let varType: CelType;
@@ -1262,13 +1319,13 @@ class Checker {
     }
     if (twoVar) this.pushLocal(e.iterVar2!, var2Type!);
     const loopCondition = this.check(e.loopCondition);
-    this.assertType(loopCondition, BOOL);
+    this.assertType(loopCondition, this.last, BOOL);
     const loopStep = this.check(e.loopStep);
-    this.assertType(loopStep, accuType);
+    this.assertType(loopStep, this.last, accuType);
     while (locals.length > outer) this.popLocal();
     const result = this.check(e.result);
     this.popLocal();
-    this.typeMap.set(e.id, substitute(this.mapping, this.typeOf(result.id), false));
+    this.setType(e.id, substitute(this.mapping, this.last, false));
 
     if (
       iterRange === e.iterRange &&
@@ -1282,8 +1339,8 @@ class Checker {
     return { ...e, iterRange, accuInit, loopCondition, loopStep, result };
   }
 
-  private assertType(e: Expr, t: CelType): void {
-    const actual = this.typeOf(e.id);
+  /** That `e`, of type `actual`, is assignable to `t`. */
+  private assertType(e: Expr, actual: CelType, t: CelType): void {
     if (!this.isAssignable(t, actual)) this.typeMismatch(e.id, t, actual);
   }
 }
@@ -1301,10 +1358,10 @@ function isFinalLeaf(t: CelType | undefined): t is CelType {
  * homogeneous-literal validator can find nothing in it and need not run for it
  * (elements typed with parameterized types, optional ones included, are left to it).
  */
-function sameFinalTypes(types: DenseMap<CelType>, elements: readonly Expr[]): boolean {
-  const t0 = types.get(elements[0]!.id);
+function sameFinalTypes(types: readonly CelType[]): boolean {
+  const t0 = types[0];
   if (!isFinalLeaf(t0)) return false;
-  for (let i = 1; i < elements.length; i++) if (types.get(elements[i]!.id) !== t0) return false;
+  for (let i = 1; i < types.length; i++) if (types[i] !== t0) return false;
   return true;
 }
 
