@@ -230,7 +230,6 @@ const SCANNED_BINDINGS = 8;
 // Fresh type variables and resolution templates
 
 const VAR_POOL: CelType[] = [];
-const VAR_INDEX = new Map<CelType, number>();
 const VAR_POOL_SIZE = 4096;
 
 /**
@@ -244,7 +243,6 @@ export function freshTypeVar(n: number): CelType {
     t = new CelTypeClass("typeParam", `_var${n}`);
     if (n < VAR_POOL_SIZE) {
       VAR_POOL[n] = t;
-      VAR_INDEX.set(t, n);
     }
   }
   return t;
@@ -252,7 +250,19 @@ export function freshTypeVar(n: number): CelType {
 
 /** The number of a pooled fresh type variable, or -1 for any other type. */
 export function freshVarIndex(t: CelType): number {
-  return VAR_INDEX.get(t) ?? -1;
+  // The number is read back from the name `_var<n>` and the pool confirms the object (cheaper
+  // than a Map lookup by object).
+  if (t.kind !== "typeParam") return -1;
+  const name = t.name;
+  const len = name.length;
+  if (len < 5 || len > 8 || name.charCodeAt(0) !== 95 /* _ */ || name.charCodeAt(1) !== 118 /* v */) return -1;
+  let n = 0;
+  for (let i = 4; i < len; i++) {
+    const d = name.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n < VAR_POOL_SIZE && VAR_POOL[n] === t ? n : -1;
 }
 
 /**

@@ -13,6 +13,7 @@
  * mutated; changed nodes are copied.
  */
 import {
+  ACCUMULATOR,
   type CallExpr,
   type ComprehensionExpr,
   type Constant,
@@ -182,6 +183,8 @@ interface OverloadInfo {
   readonly typeParams: readonly string[];
   /** {@link quickKind} of each parameter (undefined: no quick test for any). */
   readonly quickKinds: readonly (string | undefined)[] | undefined;
+  /** `{ overloadIds: [id] }`: the reference of a call resolved to this overload alone (logical operators). */
+  readonly reference: Reference;
 }
 
 /**
@@ -218,6 +221,9 @@ interface NameNode {
   /** What the name resolves to globally; null: nothing; undefined: not looked up yet. */
   resolved: GlobalName | null | undefined;
   children: Map<string, NameNode> | undefined;
+  /** The child looked up last and its segment (in front of {@link children}). */
+  lastField: string | undefined;
+  lastChild: NameNode | undefined;
 }
 
 interface GlobalName extends Resolved {
@@ -237,6 +243,14 @@ interface EnvInfo {
   /** Functions looked up so far by the name as written. */
   readonly functions: Map<string, FunctionInfo | null>;
   /**
+   * In front of {@link functions}: a direct-mapped table of names looked up lately (by their
+   * length and second character: operators differ there) and what they name; cheaper than a
+   * Map lookup, which every call would make (names from the parser are interned, so the test
+   * is a pointer comparison). A collision only replaces an entry; "" fills the empty slots.
+   */
+  readonly fnKeys: string[];
+  readonly fnValues: (FunctionInfo | undefined)[];
+  /**
    * With the root container only: first segments of every dotted function name,
    * so that `x.f(...)` needs no `x.f` lookup unless some function is named `x.…`.
    */
@@ -251,6 +265,7 @@ const ENV_INFO = new WeakMap<Env, EnvInfo>();
 const MAX_NAME_NODES = 50_000;
 const MAX_CACHED_FUNCTIONS = 10_000;
 const MAX_RESOLUTIONS = 2_000;
+const FN_SLOT_MASK = 255;
 
 /** The environment checked against last and its data (most programs compile against one environment in a row). */
 const LAST_ENV: { env: Env | undefined; info: EnvInfo | undefined } = { env: undefined, info: undefined };
@@ -286,6 +301,8 @@ function envInfo(env: Env): EnvInfo {
       lastRoot: undefined,
       lastRootNode: undefined,
       functions: new Map(),
+      fnKeys: new Array<string>(FN_SLOT_MASK + 1).fill(""),
+      fnValues: new Array<FunctionInfo | undefined>(FN_SLOT_MASK + 1).fill(undefined),
       namespaceRoots,
       functionInfos: new Map(),
       validators: validatorMask(env),
@@ -310,6 +327,7 @@ function functionInfo(info: EnvInfo, fn: FunctionDecl): FunctionInfo {
         arity: o.params.length,
         typeParams: overloadTypeParams(o),
         quickKinds: quick.some((k) => k !== undefined) ? quick : undefined,
+        reference: Object.freeze({ overloadIds: Object.freeze([o.id]) }),
       });
     }
     fi = { decl: fn, overloads, byAtoms: [], atomCount: 0, resolutions: new Map() };
@@ -331,7 +349,11 @@ const FIELDS: string[] = [];
 /** Shared `{ name }` references of locals (immutable). */
 const LOCAL_REFERENCES = new Map<string, Reference>();
 
+/** The reference of the accumulator of macro expansions, which nearly every comprehension has. */
+const ACCUMULATOR_REFERENCE: Reference = Object.freeze({ name: ACCUMULATOR });
+
 function localReference(name: string): Reference {
+  if (name === ACCUMULATOR) return ACCUMULATOR_REFERENCE;
   let r = LOCAL_REFERENCES.get(name);
   if (r === undefined) {
     r = Object.freeze({ name });
@@ -507,7 +529,7 @@ class Checker {
     else {
       node = info.names.get(root);
       if (node === undefined) {
-        node = { resolved: undefined, children: undefined };
+        node = { resolved: undefined, children: undefined, lastField: undefined, lastChild: undefined };
         info.names.set(root, node);
         info.nameNodes++;
       }
@@ -520,6 +542,10 @@ class Checker {
     for (let i = fieldCount - 1; i >= 0; i--) {
       if (i < fieldCount - 1) prefixesNull &&= node.resolved === null;
       const f = fields[i]!;
+      if (node.lastField === f) {
+        node = node.lastChild!;
+        continue;
+      }
       let children: Map<string, NameNode> | undefined = node.children;
       if (children === undefined) {
         children = new Map();
@@ -527,10 +553,12 @@ class Checker {
       }
       let next: NameNode | undefined = children.get(f);
       if (next === undefined) {
-        next = { resolved: undefined, children: undefined };
+        next = { resolved: undefined, children: undefined, lastField: undefined, lastChild: undefined };
         children.set(f, next);
         info.nameNodes++;
       }
+      node.lastField = f;
+      node.lastChild = next;
       node = next;
     }
     this.prefixesNull = prefixesNull;
@@ -573,9 +601,19 @@ class Checker {
 
   /** The function `name` (as written) names, with its per-environment data. */
   private lookupFunction(name: string): FunctionInfo | undefined {
-    const cache = this.info.functions;
+    const info = this.info;
+    // First the slot of the name's length and second character (see `EnvInfo.fnKeys`).
+    const n = name.length;
+    const slot = (n * 8 + (n > 1 ? name.charCodeAt(1) : 0)) & FN_SLOT_MASK;
+    if (info.fnKeys[slot] === name) return info.fnValues[slot];
+    const cache = info.functions;
     let fi = cache.get(name);
-    if (fi === undefined) {
+    if (fi !== undefined) {
+      if (n > 0) {
+        info.fnKeys[slot] = name;
+        info.fnValues[slot] = fi ?? undefined;
+      }
+    } else {
       const fns = this.env.functions;
       const fn = resolveCandidates(this.info.prefixes, name, (candidate) => fns.get(candidate));
       fi = fn === undefined ? null : functionInfo(this.info, fn);
@@ -1117,7 +1155,7 @@ class Checker {
         return;
       }
       this.setType(call.id, BOOL);
-      this.referenceMap.set(call.id, logicalReference(o.decl.id));
+      this.referenceMap.set(call.id, o.reference);
       return;
     }
     const shown = argTypes.map((t) => substitute(this.mapping, t, true));
@@ -1452,16 +1490,6 @@ const ATOM_SCAN = 8;
 
 const OPT_SELECT_REFERENCE: Reference = Object.freeze({ overloadIds: Object.freeze(["select_optional_field"]) });
 
-const LOGICAL_REFERENCES = new Map<string, Reference>();
-
-function logicalReference(id: string): Reference {
-  let r = LOGICAL_REFERENCES.get(id);
-  if (r === undefined) {
-    r = Object.freeze({ overloadIds: Object.freeze([id]) });
-    LOGICAL_REFERENCES.set(id, r);
-  }
-  return r;
-}
 
 /**
  * Expression id → value, stored densely by id (ids are small and allocated in
