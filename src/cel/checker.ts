@@ -681,9 +681,12 @@ class Checker {
 
   private checkSelect(e: SelectExpr): Expr {
     if (e.testOnly) {
-      const operand = this.checkSelectField(e, e.operand, e.field, false);
+      // `has(a.b.c)`: the operand is a select chain (the macro's rule), checked without the dispatch.
+      const op = e.operand;
+      const operand = op.kind === "select" ? this.checkSelect(op) : this.check(op);
+      this.selectField(e, operand, e.field, false);
       this.setType(e.id, BOOL);
-      return operand === e.operand ? e : { ...e, operand };
+      return operand === op ? e : { ...e, operand };
     }
     // First try to read the whole chain as a qualified name (a variable `a.b.c`, an enum constant).
     // The chain: plain selects down to an identifier (`FIELDS` their fields, outermost first).
