@@ -156,25 +156,21 @@ export function plan(ast: ParsedExpr | CheckedExpr, env: Env): Program {
   const checked = isChecked(ast) ? ast : undefined;
   const p = new Planner(env, checked, false);
   const root = p.expr(ast.expr);
-  return new CompiledProgram(root, p.nextSlot, env, ast.expr, checked, ast.sourceInfo?.text);
+  return new CompiledProgram(root, unresolvedFrame(p.nextSlot), env, ast);
 }
 
 class CompiledProgram implements Program {
-  /** The initial frame, copied per evaluation. */
-  private readonly template: Frame;
-  private tracked: { readonly root: Ev; readonly template: Frame } | undefined;
+  private tracked: { readonly root: Ev; readonly template: Frame } | undefined = undefined;
   lastCost: number | undefined = undefined;
   constructor(
     private readonly root: Ev,
-    size: number,
-    // What the tracking variant is planned from, on first use.
+    /** The initial frame, copied per evaluation. */
+    private readonly template: Frame,
+    // What the tracking variant is planned from, on first use (the AST itself: one field, not
+    // its parts, since every program is made and few are ever tracked).
     private readonly env: Env,
-    private readonly expr: Expr,
-    private readonly checked: CheckedExpr | undefined,
-    private readonly source: string | undefined,
-  ) {
-    this.template = unresolvedFrame(size);
-  }
+    private readonly ast: ParsedExpr | CheckedExpr,
+  ) {}
 
   eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue {
     if (options !== undefined && options.costLimit !== undefined) return this.track(vars, options.costLimit);
@@ -198,8 +194,9 @@ class CompiledProgram implements Program {
     let t = this.tracked;
     if (t === undefined) {
       // The tracking variant is planned on first use: programs never evaluated with cost pay nothing.
-      const tp = new Planner(this.env, this.checked, true);
-      const troot = tp.expr(this.expr);
+      const ast = this.ast;
+      const tp = new Planner(this.env, isChecked(ast) ? ast : undefined, true);
+      const troot = tp.expr(ast.expr);
       t = { root: troot, template: unresolvedFrame(tp.nextSlot) };
       this.tracked = t;
     }
@@ -217,7 +214,7 @@ class CompiledProgram implements Program {
       if (COST.acc > COST.limit) throw new CelCostLimitError(COST.limit, COST.acc);
       return value;
     } catch (x) {
-      if (x instanceof CelCostLimitError && x.expression === undefined) x.expression = this.source;
+      if (x instanceof CelCostLimitError && x.expression === undefined) x.expression = this.ast.sourceInfo?.text;
       throw x;
     } finally {
       this.lastCost = COST.acc;
@@ -290,6 +287,10 @@ interface Local {
  * three; a Map costs more to make), any more in a Map. A name set again replaces its local.
  */
 class Scope {
+  constructor(
+    /** The enclosing scope (the planner's scopes are a chain, innermost first: no array per plan). */
+    readonly parent: Scope | undefined,
+  ) {}
   private n0: string | undefined = undefined;
   private l0: Local | undefined = undefined;
   private n1: string | undefined = undefined;
@@ -352,6 +353,17 @@ interface EnvCache {
   /** By operator ({@link U_MAP_INSERT} …): 0 not known yet, 1 standard overloads only, 2 a library adds its own. */
   readonly userOverloads: Uint8Array;
   readonly staticIdents: Map<string, { value: CelValue } | null>;
+  /** What the tracking variant needs of the environment's cost options and libraries (made on first use). */
+  costs: CostData | undefined;
+}
+
+/** An environment's cost settings as the tracking variant reads them. */
+interface CostData {
+  readonly presenceCost: number;
+  readonly folding: boolean;
+  readonly libCosts: ReadonlyMap<string, import("./decls.js").OverloadCost>;
+  /** Names of functions some overload of which has a library cost rule (made on first use). */
+  costedFns: Set<string> | undefined;
 }
 const ENV_CACHES = new WeakMap<Env, EnvCache>();
 /** The environment planned against last and its cache (most programs are planned against one environment in a row). */
@@ -360,13 +372,32 @@ function envCache(env: Env): EnvCache {
   if (LAST_CACHE.env === env) return LAST_CACHE.cache!;
   let c = ENV_CACHES.get(env);
   if (c === undefined) {
-    c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map() };
+    c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map(), costs: undefined };
     ENV_CACHES.set(env, c);
   }
   LAST_CACHE.env = env;
   LAST_CACHE.cache = c;
   return c;
 }
+
+/** The environment's cost settings, made on the first tracked plan against it. */
+function costData(cache: EnvCache, env: Env): CostData {
+  let c = cache.costs;
+  if (c === undefined) {
+    const opts: CostOptions = env.cost ?? {};
+    c = {
+      presenceCost: opts.presenceTestHasCost === false ? 0 : 1,
+      folding: opts.constantFolding === true,
+      libCosts: libraryCosts(env.libraries),
+      costedFns: undefined,
+    };
+    cache.costs = c;
+  }
+  return c;
+}
+
+/** Cost settings of the untracked variant, which never reads them. */
+const NO_COSTS: CostData = { presenceCost: 1, folding: false, libCosts: NO_LIBRARY_COSTS, costedFns: new Set() };
 
 /** The operators whose standard overloads the planner inlines, as indices of `EnvCache.userOverloads`. */
 const U_MAP_INSERT = 0;
@@ -399,17 +430,19 @@ class Planner {
   nextSlot = FIRST_SLOT;
   private readerSlot = -1;
   private reader: Ev | undefined = undefined;
-  private readonly scopes: Scope[] = [];
+  /** The innermost scope of locals (comprehensions, blocks) being planned. */
+  private scope: Scope | undefined = undefined;
   private readonly refs: CheckedExpr["referenceMap"] | undefined;
   private readonly types: CheckedExpr["typeMap"] | undefined;
   private readonly cache: EnvCache;
 
   /** Whether closures charge costs (the tracking variant); toggled off while planning a static-cost subtree. */
   private tracking: boolean;
-  private readonly presenceCost: number;
-  private readonly folding: boolean;
-  private readonly libCosts: ReadonlyMap<string, import("./decls.js").OverloadCost>;
-  private costedFns: Set<string> | undefined;
+  /**
+   * The environment's cost settings (tracking variant only: the untracked one, planned for
+   * every program, does without them; kept per environment rather than made per plan).
+   */
+  private readonly costs: CostData;
   /** What a deferred call (`plainExpr(x, true)`) left for its caller to charge. */
   private pendingOut = 0;
 
@@ -422,10 +455,17 @@ class Planner {
     this.types = checked?.typeMap;
     this.cache = envCache(env);
     this.tracking = tracking;
-    const opts: CostOptions = env.cost ?? {};
-    this.presenceCost = opts.presenceTestHasCost === false ? 0 : 1;
-    this.folding = opts.constantFolding === true;
-    this.libCosts = tracking ? libraryCosts(env.libraries) : NO_LIBRARY_COSTS;
+    this.costs = tracking ? costData(this.cache, env) : NO_COSTS;
+  }
+
+  private get presenceCost(): number {
+    return this.costs.presenceCost;
+  }
+  private get folding(): boolean {
+    return this.costs.folding;
+  }
+  private get libCosts(): ReadonlyMap<string, import("./decls.js").OverloadCost> {
+    return this.costs.libCosts;
   }
 
   expr(e: Expr): Ev {
@@ -504,14 +544,15 @@ class Planner {
 
   /** Names of functions some overload of which has a library cost rule. */
   private costedFunctions(): Set<string> {
-    if (this.costedFns === undefined) {
+    const c = this.costs;
+    if (c.costedFns === undefined) {
       const out = new Set<string>();
       for (const d of this.env.functions.values()) {
-        if (d.overloads.some((o) => this.libCosts.has(o.id))) out.add(d.name.slice(d.name.lastIndexOf(".") + 1));
+        if (d.overloads.some((o) => c.libCosts.has(o.id))) out.add(d.name.slice(d.name.lastIndexOf(".") + 1));
       }
-      this.costedFns = out;
+      c.costedFns = out;
     }
-    return this.costedFns;
+    return c.costedFns;
   }
 
   /** cel-go's overload id for a call's cost: the checker's single overload, else "" (dynamic dispatch). */
@@ -717,8 +758,8 @@ class Planner {
   // ------------------------------------------------------------------ names
 
   private lookupLocal(name: string): Local | undefined {
-    for (let i = this.scopes.length - 1; i >= 0; i--) {
-      const l = this.scopes[i]!.get(name);
+    for (let s = this.scope; s !== undefined; s = s.parent) {
+      const l = s.get(name);
       if (l !== undefined) return l;
     }
     return undefined;
@@ -1147,11 +1188,11 @@ class Planner {
     const iter2Slot = e.iterVar2 !== undefined ? this.nextSlot++ : -1;
 
     // accuInit sees the enclosing scope only; the loop sees the iteration variables and the accumulator.
-    const scope = new Scope();
+    const scope = new Scope(this.scope);
     scope.set(e.iterVar, { slot: iterSlot, accu: false });
     if (e.iterVar2 !== undefined) scope.set(e.iterVar2, { slot: iter2Slot, accu: false });
     scope.set(e.accuVar, { slot: accuSlot, accu: true });
-    this.scopes.push(scope);
+    this.scope = scope;
     try {
       const fast = this.fastComprehension(e, range, iterSlot, iter2Slot);
       if (fast !== undefined) return fast;
@@ -1211,7 +1252,7 @@ class Planner {
         return result(f);
       };
     } finally {
-      this.scopes.pop();
+      this.scope = scope.parent;
     }
   }
 
@@ -1716,8 +1757,8 @@ class Planner {
    * remembered and raised where the slot is read.
    */
   private block(inits: readonly Expr[], result: Expr): Ev {
-    const scope = new Scope();
-    this.scopes.push(scope);
+    const scope = new Scope(this.scope);
+    this.scope = scope;
     try {
       const slots: number[] = [];
       const evs: Ev[] = [];
@@ -1734,7 +1775,7 @@ class Planner {
         return body(f);
       };
     } finally {
-      this.scopes.pop();
+      this.scope = scope.parent;
     }
   }
 
