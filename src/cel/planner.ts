@@ -981,14 +981,8 @@ class Planner {
       return this.ident(e.id, ref.name ?? e.field);
     }
     const field = e.field;
-    if (e.testOnly) {
-      const op = this.expr(e.operand);
-      return (f) => {
-        const o = op(f);
-        if (o instanceof Map) return o.has(field);
-        return hasField(o, field);
-      };
-    }
+    // (Closures made by functions of their own, which capture only what they need: see `functionCall`.)
+    if (e.testOnly) return presenceTest(this.expr(e.operand), field);
     if (this.refs === undefined) {
       const chain = this.qualifiedChain(e);
       if (chain !== undefined) {
@@ -1007,27 +1001,8 @@ class Planner {
       base = base.operand;
     }
     const op = this.expr(base);
-    if (n === 1) {
-      return (f) => {
-        const o = op(f);
-        if (o instanceof Map) {
-          const v = o.get(field);
-          if (v !== undefined) return v;
-        }
-        return selectField(o, field);
-      };
-    }
-    if (n === 2) {
-      const f0 = (e.operand as SelectExpr).field;
-      const f1 = field;
-      return (f) => {
-        const o = op(f);
-        let v = o instanceof Map ? o.get(f0) : undefined;
-        if (v === undefined) v = selectField(o, f0);
-        const w = v instanceof Map ? v.get(f1) : undefined;
-        return w !== undefined ? w : selectField(v, f1);
-      };
-    }
+    if (n === 1) return select1(op, field);
+    if (n === 2) return select2(op, (e.operand as SelectExpr).field, field);
     // Outermost last (made to measure for three: a push onto an empty array reserves 17 elements).
     let fields: string[];
     const s1 = e.operand as SelectExpr;
@@ -1038,15 +1013,7 @@ class Planner {
       for (let x: Expr = e, i = 0; i < n; i++, x = (x as SelectExpr).operand) fields.push((x as SelectExpr).field);
       fields.reverse();
     }
-    return (f) => {
-      let v = op(f);
-      for (let i = 0; i < fields.length; i++) {
-        const name = fields[i]!;
-        const w: CelValue | undefined = v instanceof Map ? v.get(name) : undefined;
-        v = w !== undefined ? w : selectField(v, name);
-      }
-      return v;
-    };
+    return selectN(op, fields);
   }
 
   /** Whether a selection is read as (part of) a qualified name rather than a field selection. */
@@ -1939,43 +1906,23 @@ class Planner {
     const y = e.args[1]!;
     const cy = constOf(y);
     const cx = constOf(x);
+    // (Closures made by functions of their own, which capture only what they need: see `functionCall`.)
     if (cy !== undefined || cx !== undefined) {
       // A string or bool equals only the identical string or bool.
       const c = (cy ?? cx)!;
       const other = this.expr(cy !== undefined ? x : y);
       // A host object on the left decides `==` itself (it may raise "no such overload").
-      if (cy !== undefined) {
-        return neg
-          ? (f) => {
-              const v = other(f);
-              return v instanceof CelObject ? !celEquals(v, c) : v !== c;
-            }
-          : (f) => {
-              const v = other(f);
-              return v instanceof CelObject ? celEquals(v, c) : v === c;
-            };
-      }
-      return neg ? (f) => other(f) !== c : (f) => other(f) === c;
+      if (cy !== undefined) return neg ? notEqualsConstRight(other, c) : equalsConstRight(other, c);
+      return neg ? notEqualsConst(other, c) : equalsConst(other, c);
     }
     const iy = intConst(y) ?? intConst(x);
     if (iy !== undefined) {
       const constRight = intConst(y) !== undefined;
-      const other = this.expr(constRight ? x : y);
-      // Operand order kept for host objects, which decide `==` only on the left.
-      const eq = constRight ? (v: CelValue) => celEquals(v, iy) : (v: CelValue) => celEquals(iy, v);
-      return neg
-        ? (f) => {
-            const v = other(f);
-            return typeof v === "bigint" ? v !== iy : !eq(v);
-          }
-        : (f) => {
-            const v = other(f);
-            return typeof v === "bigint" ? v === iy : eq(v);
-          };
+      return equalsInt(this.expr(constRight ? x : y), iy, constRight, neg);
     }
     const a = this.expr(x);
     const b = this.expr(y);
-    return neg ? (f) => !celEquals(a(f), b(f)) : (f) => celEquals(a(f), b(f));
+    return neg ? notEquals(a, b) : equals(a, b);
   }
 
   /** `opt.or(x)` / `opt.orValue(x)` short-circuit: `x` is evaluated only when `opt` is none. */
@@ -2075,51 +2022,17 @@ class Planner {
     // e.g. `dyn(1) < 2u` without cross-type comparisons declared).
     const concrete = ids !== undefined && this.argsConcrete(argExprs);
     const entry = this.overloadsOf(decl, member, arity, concrete ? ids : undefined, shapes?.byShape);
-    let overloads = entry.overloads;
-    if (overloads.length === 0) {
-      return (f) => {
-        const vals = args.map((a) => a(f));
-        throw noSuchOverload(name, vals);
-      };
-    }
+    // (The closures below are made by functions of their own: a closure made here would
+    // make every call of this method allocate a context for the variables it captures.)
+    const overloads = entry.overloads;
+    if (overloads.length === 0) return noOverloadCall(name, args);
     const re = this.constantRegex(name, member, argExprs, overloads);
     if (re !== undefined) {
-      const subject = args[0]!;
       const pattern = (argExprs[1] as { value: { value: string } }).value.value;
-      if (this.tracking) {
-        const sized = this.costOverloadId(e) === "matches_string";
-        return (f) => {
-          const s = subject(f);
-          if (typeof s !== "string") throw noSuchOverload(name, [s, pattern]);
-          const r = re.test(s);
-          charge(pending + (sized ? matchesCost(s, pattern) : 1));
-          return r;
-        };
-      }
-      return (f) => {
-        const s = subject(f);
-        if (typeof s !== "string") throw noSuchOverload(name, [s, pattern]);
-        return re.test(s);
-      };
+      if (this.tracking) return trackedRegexCall(name, args[0]!, re, pattern, pending, this.costOverloadId(e) === "matches_string");
+      return regexCall(name, args[0]!, re, pattern);
     }
-    if (this.tracking) {
-      // Each overload's implementation charges the call's cost after it ran; a
-      // deferred call of fixed cost leaves it all to the caller and runs unwrapped.
-      const costId = this.costOverloadId(e);
-      const fixed = !overloads.some((o) => this.libCosts.get(o.id)?.actual !== undefined) && stdCostFunction(costId) === undefined && costId !== "add_string";
-      const plainOverloads = overloads;
-      if (defer && fixed) {
-        this.pendingOut = pending + 1;
-      } else {
-        overloads = overloads.map((o) => ({ ...o, impl: this.chargingImpl(o, costId, pending) }));
-      }
-      const charging = overloads;
-      const build = (evs: readonly Ev[]): Ev => {
-        if (charging.length === 1 && (concrete || charging[0]!.params.every(isOpenType))) return callDirect(charging[0]!.impl!, evs);
-        return callDispatch(name, candidatesOf(charging), evs);
-      };
-      return this.stringCall(costId, plainOverloads, argExprs, args, pending, build) ?? build(args);
-    }
+    if (this.tracking) return this.trackedCall(e, name, overloads, concrete, argExprs, args, pending, defer);
     if (overloads.length === 1) {
       const o = overloads[0]!;
       const direct = concrete || o.params.every(isOpenType);
@@ -2127,6 +2040,34 @@ class Planner {
     }
     const cands = (entry.candidates ??= candidatesOf(overloads));
     return callDispatch(name, cands, args);
+  }
+
+  /** The tracking variant of an ordinary function call (see `functionCall`). */
+  private trackedCall(
+    e: CallExpr,
+    name: string,
+    overloads: readonly OverloadDecl[],
+    concrete: boolean,
+    argExprs: readonly Expr[],
+    args: readonly Ev[],
+    pending: number,
+    defer: boolean,
+  ): Ev {
+    // Each overload's implementation charges the call's cost after it ran; a
+    // deferred call of fixed cost leaves it all to the caller and runs unwrapped.
+    const costId = this.costOverloadId(e);
+    const fixed = !overloads.some((o) => this.libCosts.get(o.id)?.actual !== undefined) && stdCostFunction(costId) === undefined && costId !== "add_string";
+    let charging = overloads;
+    if (defer && fixed) {
+      this.pendingOut = pending + 1;
+    } else {
+      charging = overloads.map((o) => ({ ...o, impl: this.chargingImpl(o, costId, pending) }));
+    }
+    const build = (evs: readonly Ev[]): Ev => {
+      if (charging.length === 1 && (concrete || charging[0]!.params.every(isOpenType))) return callDirect(charging[0]!.impl!, evs);
+      return callDispatch(name, candidatesOf(charging), evs);
+    };
+    return this.stringCall(costId, overloads, argExprs, args, pending, build) ?? build(args);
   }
 
   /**
@@ -2512,6 +2453,125 @@ const emptyList: Ev = () => EMPTY_LIST;
 
 function uintOf(v: bigint): CelValue {
   return new CelUint(v);
+}
+
+/** `x == c` for a string or bool constant `c` (a host object on the left decides itself). */
+function equalsConstRight(other: Ev, c: CelValue): Ev {
+  return (f) => {
+    const v = other(f);
+    return v instanceof CelObject ? celEquals(v, c) : v === c;
+  };
+}
+
+function notEqualsConstRight(other: Ev, c: CelValue): Ev {
+  return (f) => {
+    const v = other(f);
+    return v instanceof CelObject ? !celEquals(v, c) : v !== c;
+  };
+}
+
+/** `c == x` for a string or bool constant `c`. */
+function equalsConst(other: Ev, c: CelValue): Ev {
+  return (f) => other(f) === c;
+}
+
+function notEqualsConst(other: Ev, c: CelValue): Ev {
+  return (f) => other(f) !== c;
+}
+
+/** `x == i` / `i == x` (`constRight` false) for an int constant `i`; `neg`: `!=`. */
+function equalsInt(other: Ev, iy: bigint, constRight: boolean, neg: boolean): Ev {
+  // Operand order kept for host objects, which decide `==` only on the left.
+  const eq = constRight ? (v: CelValue) => celEquals(v, iy) : (v: CelValue) => celEquals(iy, v);
+  return neg
+    ? (f) => {
+        const v = other(f);
+        return typeof v === "bigint" ? v !== iy : !eq(v);
+      }
+    : (f) => {
+        const v = other(f);
+        return typeof v === "bigint" ? v === iy : eq(v);
+      };
+}
+
+function equals(a: Ev, b: Ev): Ev {
+  return (f) => celEquals(a(f), b(f));
+}
+
+function notEquals(a: Ev, b: Ev): Ev {
+  return (f) => !celEquals(a(f), b(f));
+}
+
+/** `has(x.field)`. */
+function presenceTest(op: Ev, field: string): Ev {
+  return (f) => {
+    const o = op(f);
+    if (o instanceof Map) return o.has(field);
+    return hasField(o, field);
+  };
+}
+
+/** `x.field`. */
+function select1(op: Ev, field: string): Ev {
+  return (f) => {
+    const o = op(f);
+    if (o instanceof Map) {
+      const v = o.get(field);
+      if (v !== undefined) return v;
+    }
+    return selectField(o, field);
+  };
+}
+
+/** `x.f0.f1` in one closure. */
+function select2(op: Ev, f0: string, f1: string): Ev {
+  return (f) => {
+    const o = op(f);
+    let v = o instanceof Map ? o.get(f0) : undefined;
+    if (v === undefined) v = selectField(o, f0);
+    const w = v instanceof Map ? v.get(f1) : undefined;
+    return w !== undefined ? w : selectField(v, f1);
+  };
+}
+
+/** `x.f0.f1…` (three fields or more) in one closure. */
+function selectN(op: Ev, fields: readonly string[]): Ev {
+  return (f) => {
+    let v = op(f);
+    for (let i = 0; i < fields.length; i++) {
+      const name = fields[i]!;
+      const w: CelValue | undefined = v instanceof Map ? v.get(name) : undefined;
+      v = w !== undefined ? w : selectField(v, name);
+    }
+    return v;
+  };
+}
+
+/** A call no overload of which has this arity and receiver style: evaluates the arguments, then fails. */
+function noOverloadCall(name: string, args: readonly Ev[]): Ev {
+  return (f) => {
+    const vals = args.map((a) => a(f));
+    throw noSuchOverload(name, vals);
+  };
+}
+
+/** `s.matches('const')` with the pattern compiled at plan time. */
+function regexCall(name: string, subject: Ev, re: RE2JS, pattern: string): Ev {
+  return (f) => {
+    const s = subject(f);
+    if (typeof s !== "string") throw noSuchOverload(name, [s, pattern]);
+    return re.test(s);
+  };
+}
+
+function trackedRegexCall(name: string, subject: Ev, re: RE2JS, pattern: string, pending: number, sized: boolean): Ev {
+  return (f) => {
+    const s = subject(f);
+    if (typeof s !== "string") throw noSuchOverload(name, [s, pattern]);
+    const r = re.test(s);
+    charge(pending + (sized ? matchesCost(s, pattern) : 1));
+    return r;
+  };
 }
 
 function callDirect(impl: Impl, args: readonly Ev[]): Ev {
