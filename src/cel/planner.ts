@@ -241,6 +241,44 @@ function unresolvedFrame(size: number): Frame {
   return t;
 }
 
+/**
+ * Readers of a frame slot (comprehension variables), by slot: they depend on the slot
+ * number alone, so every program shares them (planning a local read allocates nothing).
+ */
+const SLOT_READERS: Ev[] = [];
+const ACCU_READERS: Ev[] = [];
+/** Slots up to this many have shared readers (beyond, each read makes its own). */
+const SHARED_READERS = 256;
+
+function slotReader(slot: number): Ev {
+  let r = SLOT_READERS[slot];
+  if (r === undefined) {
+    r = (f) => f[slot];
+    if (slot < SHARED_READERS) {
+      while (SLOT_READERS.length < slot) SLOT_READERS.push(undefined as unknown as Ev);
+      SLOT_READERS[slot] = r;
+    }
+  }
+  return r;
+}
+
+/** An accumulator's reader: it may hold an error value, which reading rethrows. */
+function accuReader(slot: number): Ev {
+  let r = ACCU_READERS[slot];
+  if (r === undefined) {
+    r = (f) => {
+      const v = f[slot];
+      if (v instanceof CelEvalError) throw v;
+      return v;
+    };
+    if (slot < SHARED_READERS) {
+      while (ACCU_READERS.length < slot) ACCU_READERS.push(undefined as unknown as Ev);
+      ACCU_READERS[slot] = r;
+    }
+  }
+  return r;
+}
+
 /** Marks a variable slot resolved to "not bound" in this evaluation. */
 const UNBOUND: unknown = Symbol("unbound");
 
@@ -424,11 +462,15 @@ class Planner {
    * names few variables; a Map costs more to make than a short scan), then a
    * Map once there are more than {@link MAX_SCANNED_VARS}.
    */
+  /** The first variable and its slot (most expressions read one variable: no arrays then). */
+  private name0: string | undefined = undefined;
+  private slot0 = 0;
   private varNames: string[] = NO_NAMES;
   private varSlotNumbers: number[] = NO_SLOTS;
   private varSlots: Map<string, number> | undefined;
   nextSlot = FIRST_SLOT;
-  private readerSlot = -1;
+  /** The variable read last and its reader (see `globalName`). */
+  private readerName: string | undefined = undefined;
   private reader: Ev | undefined = undefined;
   /** The innermost scope of locals (comprehensions, blocks) being planned. */
   private scope: Scope | undefined = undefined;
@@ -766,6 +808,7 @@ class Planner {
   }
 
   private slotOf(name: string): number {
+    if (name === this.name0) return this.slot0;
     const names = this.varNames;
     const map = this.varSlots;
     if (map === undefined) {
@@ -775,7 +818,10 @@ class Planner {
       if (s !== undefined) return s;
     }
     const s = this.nextSlot++;
-    if (map !== undefined) {
+    if (this.name0 === undefined) {
+      this.name0 = name;
+      this.slot0 = s;
+    } else if (map !== undefined) {
       map.set(name, s);
     } else if (names.length === 0) {
       // (Arrays made to measure: a push onto an empty one reserves 17 elements.)
@@ -812,12 +858,7 @@ class Planner {
         return v;
       };
     }
-    if (!l.accu) return (f) => f[slot];
-    return (f) => {
-      const v = f[slot];
-      if (v instanceof CelEvalError) throw v;
-      return v;
-    };
+    return l.accu ? accuReader(slot) : slotReader(slot);
   }
 
   /** A name that is not a variable: a type name or a provider constant (enum value). */
@@ -882,6 +923,8 @@ class Planner {
 
   /** A fully resolved global name (checked ASTs). */
   private globalName(name: string): Ev {
+    // A variable read again reads through the same closure (one a plan, for the last variable read).
+    if (name === this.readerName) return this.reader!;
     if (!this.env.variables.has(name)) {
       const s = this.staticIdent(name);
       if (s !== undefined) {
@@ -889,11 +932,8 @@ class Planner {
         return () => v;
       }
     }
-    const slot = this.slotOf(name);
-    // A variable read again reads through the same closure (one a plan, for the last variable read).
-    if (slot === this.readerSlot) return this.reader!;
-    const r = readVar(slot, name);
-    this.readerSlot = slot;
+    const r = readVar(this.slotOf(name), name);
+    this.readerName = name;
     this.reader = r;
     return r;
   }
@@ -1026,9 +1066,19 @@ class Planner {
   // ------------------------------------------------------------------ literals
 
   private list(elements: readonly Expr[], optionalIndices: readonly number[]): Ev {
-    const els = elements.map((x) => this.expr(x));
-    const n = els.length;
-    if (optionalIndices.length > 0) {
+    const n = elements.length;
+    // `[]` (every comprehension's accumulator but all/exists): nothing to plan.
+    if (n === 0 && optionalIndices.length === 0) return emptyList;
+    const plain = optionalIndices.length === 0;
+    if (plain && n <= 2 && !(elements[0]!.kind === "const" && (n === 1 || elements[1]!.kind === "const"))) {
+      // One or two elements, not all constant: no array of closures (closures of their own: see `functionCall`).
+      const a = this.expr(elements[0]!);
+      return n === 1 ? list1(a) : list2(a, this.expr(elements[1]!));
+    }
+    // (A loop, not map() with an arrow: a closure over `this` makes a context on every call.)
+    const els: Ev[] = [];
+    for (let i = 0; i < n; i++) els.push(this.expr(elements[i]!));
+    if (!plain) {
       const opt = new Set(optionalIndices);
       const isOpt = els.map((_, i) => opt.has(i));
       return (f) => {
@@ -1045,19 +1095,9 @@ class Planner {
         return out;
       };
     }
-    if (n === 0) return emptyList;
     if (elements.every((x) => x.kind === "const")) {
       const v = Object.freeze(els.map((ev) => ev([])));
       return () => v;
-    }
-    if (n === 1) {
-      const a = els[0]!;
-      return (f) => [a(f)];
-    }
-    if (n === 2) {
-      const a = els[0]!;
-      const b = els[1]!;
-      return (f) => [a(f), b(f)];
     }
     return (f) => {
       const out = new Array<CelValue>(n);
@@ -1545,16 +1585,10 @@ class Planner {
         case Op.index:
           if (e.args.length === 2 && !this.userOverloads(U_INDEX, fn, STD_INDEX)) {
             const a = this.expr(e.args[0]!);
-            const b = this.branch(e.args[1]!);
-            return this.own(this.qualifierCost(e.args[0]!), (f) => {
-              const o = a(f);
-              const i = b(f);
-              if (o instanceof Map && typeof i === "string") {
-                const v = o.get(i);
-                if (v !== undefined) return v;
-              }
-              return indexValue(o, i);
-            });
+            const k = e.args[1]!;
+            // `x['key']` (a constant costs nothing, tracked or not): the key in the closure, not a closure of its own.
+            if (k.kind === "const" && k.value.kind === "string") return this.own(this.qualifierCost(e.args[0]!), indexByString(a, k.value.value));
+            return this.own(this.qualifierCost(e.args[0]!), index(a, this.branch(k)));
           }
           break;
         case Op.optIndex:
@@ -2453,6 +2487,39 @@ const emptyList: Ev = () => EMPTY_LIST;
 
 function uintOf(v: bigint): CelValue {
   return new CelUint(v);
+}
+
+/** `x[i]`. */
+function index(a: Ev, b: Ev): Ev {
+  return (f) => {
+    const o = a(f);
+    const i = b(f);
+    if (o instanceof Map && typeof i === "string") {
+      const v = o.get(i);
+      if (v !== undefined) return v;
+    }
+    return indexValue(o, i);
+  };
+}
+
+/** `x['key']`. */
+function indexByString(a: Ev, key: string): Ev {
+  return (f) => {
+    const o = a(f);
+    if (o instanceof Map) {
+      const v = o.get(key);
+      if (v !== undefined) return v;
+    }
+    return indexValue(o, key);
+  };
+}
+
+function list1(a: Ev): Ev {
+  return (f) => [a(f)];
+}
+
+function list2(a: Ev, b: Ev): Ev {
+  return (f) => [a(f), b(f)];
 }
 
 /** `x == c` for a string or bool constant `c` (a host object on the left decides itself). */
