@@ -1107,43 +1107,23 @@ class Planner {
   }
 
   private map(e: Extract<Expr, { kind: "map" }>): Ev {
-    const keys = e.entries.map((x) => this.expr(x.key));
-    const vals = e.entries.map((x) => this.expr(x.value));
-    const opts = e.entries.map((x) => x.optional);
-    const n = keys.length;
-    const build: Ev = (f) => {
-      const m = new Map<CelMapKey, CelValue>();
-      for (let i = 0; i < n; i++) {
-        const k = keys[i]!(f);
-        let v = vals[i]!(f);
-        if (!isMapKey(k)) throw new CelEvalError("unsupported key type");
-        if (opts[i]) {
-          if (!(v instanceof CelOptional)) {
-            throw new CelEvalError(`cannot initialize optional entry '${String(k)}' from non-optional value ${String(v)}`);
-          }
-          if (v.value === undefined) continue;
-          v = v.value;
-        }
-        if (m.size > 0 && mapHas(m, k)) throw new CelEvalError("Failed with repeated key");
-        m.set(k, v);
-      }
-      return m;
-    };
-    if (e.entries.every((x) => x.key.kind === "const" && x.value.kind === "const" && !x.optional)) {
-      // Constant maps are built once (and still report bad keys at evaluation).
-      let cached: CelValue | undefined;
-      let err: unknown;
-      try {
-        cached = build([]);
-      } catch (x) {
-        err = x;
-      }
-      return () => {
-        if (cached === undefined) throw err;
-        return cached;
-      };
+    // (Loops, not map() with arrows: a closure over `this` makes a context on every call.)
+    const es = e.entries;
+    const n = es.length;
+    const keys = new Array<Ev>(n);
+    const vals = new Array<Ev>(n);
+    let opts: boolean[] | undefined;
+    let constant = true;
+    for (let i = 0; i < n; i++) keys[i] = this.expr(es[i]!.key);
+    for (let i = 0; i < n; i++) {
+      const x = es[i]!;
+      vals[i] = this.expr(x.value);
+      if (x.optional) (opts ??= new Array<boolean>(n).fill(false))[i] = true;
+      if (x.optional || x.key.kind !== "const" || x.value.kind !== "const") constant = false;
     }
-    return build;
+    const build = mapBuilder(keys, vals, opts);
+    // Constant maps are built once (and still report bad keys at evaluation).
+    return constant ? constantMap(build) : build;
   }
 
   private struct(e: Extract<Expr, { kind: "struct" }>): Ev {
@@ -2511,6 +2491,44 @@ function indexByString(a: Ev, key: string): Ev {
       if (v !== undefined) return v;
     }
     return indexValue(o, key);
+  };
+}
+
+/** A map literal's closure; `opts` marks the optional entries (undefined: none). */
+function mapBuilder(keys: readonly Ev[], vals: readonly Ev[], opts: readonly boolean[] | undefined): Ev {
+  const n = keys.length;
+  return (f) => {
+    const m = new Map<CelMapKey, CelValue>();
+    for (let i = 0; i < n; i++) {
+      const k = keys[i]!(f);
+      let v = vals[i]!(f);
+      if (!isMapKey(k)) throw new CelEvalError("unsupported key type");
+      if (opts !== undefined && opts[i]) {
+        if (!(v instanceof CelOptional)) {
+          throw new CelEvalError(`cannot initialize optional entry '${String(k)}' from non-optional value ${String(v)}`);
+        }
+        if (v.value === undefined) continue;
+        v = v.value;
+      }
+      if (m.size > 0 && mapHas(m, k)) throw new CelEvalError("Failed with repeated key");
+      m.set(k, v);
+    }
+    return m;
+  };
+}
+
+/** A constant map literal, built once here; a bad key still fails at evaluation. */
+function constantMap(build: Ev): Ev {
+  let cached: CelValue | undefined;
+  let err: unknown;
+  try {
+    cached = build([]);
+  } catch (x) {
+    err = x;
+  }
+  return () => {
+    if (cached === undefined) throw err;
+    return cached;
   };
 }
 
