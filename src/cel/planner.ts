@@ -1169,75 +1169,128 @@ class Planner {
 
   private comprehension(e: ComprehensionExpr): Ev {
     const range = this.expr(e.iterRange);
+    if (!this.tracking) {
+      // The untracked variant (every program) matches the macro shapes before planning
+      // anything else: a fast loop needs no closure for the accumulator's initial value.
+      const fast = this.plainFastComprehension(e, range);
+      if (fast !== undefined) return fast;
+    }
     const init = this.expr(e.accuInit);
     const accuSlot = this.nextSlot++;
     const iterSlot = this.nextSlot++;
     const iter2Slot = e.iterVar2 !== undefined ? this.nextSlot++ : -1;
 
     // accuInit sees the enclosing scope only; the loop sees the iteration variables and the accumulator.
-    const scope = new Scope(this.scope);
-    scope.set(e.iterVar, { slot: iterSlot, accu: false });
-    if (e.iterVar2 !== undefined) scope.set(e.iterVar2, { slot: iter2Slot, accu: false });
-    scope.set(e.accuVar, { slot: accuSlot, accu: true });
-    this.scope = scope;
+    const scope = this.enterLoop(e, accuSlot, iterSlot, iter2Slot);
     try {
-      const fast = this.fastComprehension(e, range, iterSlot, iter2Slot);
-      if (fast !== undefined) return fast;
+      if (this.tracking) {
+        const fast = this.fastComprehension(e, range, iterSlot, iter2Slot);
+        if (fast !== undefined) return fast;
+      }
       const cond = this.expr(e.loopCondition);
       const step = this.expr(e.loopStep);
       // The result sees only the accumulator (cel-go scoping), but sharing the scope is harmless:
       // the parser never lets the result name the iteration variables of its own comprehension.
       const result = this.expr(e.result);
       const condTrue = e.loopCondition.kind === "const" && e.loopCondition.value.kind === "bool" && e.loopCondition.value.value;
-      const two = iter2Slot >= 0;
-      return (f) => {
-        const r = range(f);
-        let accu: CelValue | CelEvalError;
-        try {
-          accu = init(f);
-        } catch (x) {
-          if (!absorbable(x)) throw x;
-          accu = x;
+      return fold(range, init, cond, step, result, condTrue, accuSlot, iterSlot, iter2Slot);
+    } finally {
+      this.scope = scope.parent;
+    }
+  }
+
+  /** Enters the scope of a comprehension's loop: its iteration variables and accumulator. */
+  private enterLoop(e: ComprehensionExpr, accuSlot: number, iterSlot: number, iter2Slot: number): Scope {
+    const scope = new Scope(this.scope);
+    scope.set(e.iterVar, { slot: iterSlot, accu: false });
+    if (e.iterVar2 !== undefined) scope.set(e.iterVar2, { slot: iter2Slot, accu: false });
+    scope.set(e.accuVar, { slot: accuSlot, accu: true });
+    this.scope = scope;
+    return scope;
+  }
+
+  /**
+   * The untracked variant's tight loops for the standard macro shapes (as `fastComprehension`
+   * matches them), or undefined. The shapes are matched on the tree first (no closures made
+   * for the matching), then only the parts a loop runs are planned, in the loop's scope.
+   */
+  private plainFastComprehension(e: ComprehensionExpr, range: Ev): Ev | undefined {
+    const accu = e.accuVar;
+    if (!isAccuRef(e.result, accu)) return undefined;
+    const accuRefs = e.accuRefs ?? -1;
+    const init = e.accuInit;
+    const cond = e.loopCondition;
+    const step = e.loopStep;
+    // What the matched shape plans: a predicate, an element, a key and value (or entry map).
+    let pred: Expr | undefined;
+    let elem: Expr | undefined;
+    let ins: CallExpr | undefined;
+    let stop: boolean | undefined;
+    if (init.kind === "const" && init.value.kind === "bool" && isCallOf(cond, Op.notStrictlyFalse, 1)) {
+      // exists / all (see `fastComprehension`).
+      const isExists = init.value.value === false;
+      const condArg = cond.args[0]!;
+      const condOk = isExists ? isCallOf(condArg, Op.not, 1) && isAccuRef(condArg.args[0]!, accu) : isAccuRef(condArg, accu);
+      const op = isExists ? Op.logicalOr : Op.logicalAnd;
+      if (!(condOk && isCallOf(step, op, 2) && isAccuRef(step.args[0]!, accu) && (accuRefs === 3 || !mentions(step.args[1]!, accu)))) return undefined;
+      pred = step.args[1]!;
+      stop = isExists;
+    } else {
+      if (!(cond.kind === "const" && cond.value.kind === "bool" && cond.value.value)) return undefined;
+      let c: Expr | undefined;
+      let body: Expr = step;
+      if (isCallOf(step, Op.conditional, 3) && isAccuRef(step.args[2]!, accu)) {
+        c = step.args[0]!;
+        body = step.args[1]!;
+      }
+      if (init.kind === "list" && init.elements.length === 0) {
+        // map / filter / transformList.
+        if (
+          !(
+            isCallOf(body, Op.add, 2) &&
+            isAccuRef(body.args[0]!, accu) &&
+            body.args[1]!.kind === "list" &&
+            body.args[1]!.elements.length === 1 &&
+            body.args[1]!.optionalIndices.length === 0 &&
+            (accuRefs === (c === undefined ? 2 : 3) || (!mentions(body.args[1]!, accu) && (c === undefined || !mentions(c, accu))))
+          )
+        ) {
+          return undefined;
         }
-        f[accuSlot] = accu;
-        const body = (): boolean => {
-          if (!condTrue) {
-            // Only a bool false stops the loop; an error or non-bool condition continues (cel-go).
-            let c: CelValue = true;
-            try {
-              c = cond(f);
-            } catch (x) {
-              if (!absorbable(x)) throw x;
-            }
-            if (c === false) return false;
-          }
-          try {
-            f[accuSlot] = step(f);
-          } catch (x) {
-            if (!absorbable(x)) throw x;
-            f[accuSlot] = x;
-          }
-          return true;
-        };
-        if (Array.isArray(r)) {
-          for (let i = 0; i < r.length; i++) {
-            if (two) {
-              f[iterSlot] = BigInt(i);
-              f[iter2Slot] = r[i];
-            } else f[iterSlot] = r[i];
-            if (!body()) break;
-          }
-        } else if (r instanceof Map) {
-          for (const [k, v] of r as ReadonlyMap<CelMapKey, CelValue>) {
-            f[iterSlot] = k;
-            if (two) f[iter2Slot] = v;
-            if (!body()) break;
-          }
-        } else {
-          throw rangeError(r, two);
+        elem = body.args[1]!.elements[0]!;
+      } else if (init.kind === "map" && init.entries.length === 0) {
+        // transformMap / transformMapEntry.
+        const arity = body.kind === "call" && body.args.length === 2 ? 2 : 3;
+        if (
+          !(
+            isCallOf(body, MAP_INSERT, arity) &&
+            !this.userOverloads(U_MAP_INSERT, MAP_INSERT, STD_MAP_INSERT) &&
+            isAccuRef(body.args[0]!, accu) &&
+            (accuRefs === (c === undefined ? 2 : 3) || (!mentionsAny(body.args.slice(1), accu) && (c === undefined || !mentions(c, accu))))
+          )
+        ) {
+          return undefined;
         }
-        return result(f);
-      };
+        ins = body;
+      } else return undefined;
+      pred = c;
+    }
+    // Slots as the general fold allocates them (the initial value, a constant, has none).
+    const accuSlot = this.nextSlot++;
+    const iterSlot = this.nextSlot++;
+    const iter2Slot = e.iterVar2 !== undefined ? this.nextSlot++ : -1;
+    const scope = this.enterLoop(e, accuSlot, iterSlot, iter2Slot);
+    try {
+      if (stop !== undefined) return existsLoop(range, this.expr(pred!), stop, iterSlot, iter2Slot);
+      if (elem !== undefined) {
+        // (The element first, as `fastComprehension` plans them.)
+        const el = this.expr(elem);
+        return pred === undefined ? mapLoop(range, el, iterSlot, iter2Slot) : filterLoop(range, this.expr(pred), el, iterSlot, iter2Slot);
+      }
+      const entryMap = ins!.args.length === 2;
+      const k = this.expr(ins!.args[1]!);
+      const v = entryMap ? k : this.expr(ins!.args[2]!);
+      return mapInsertLoop(range, k, v, entryMap, pred === undefined ? undefined : this.expr(pred), iterSlot, iter2Slot);
     } finally {
       this.scope = scope.parent;
     }
@@ -2491,6 +2544,220 @@ function indexByString(a: Ev, key: string): Ev {
       if (v !== undefined) return v;
     }
     return indexValue(o, key);
+  };
+}
+
+// ------------------------------------------------------------------ comprehension loops
+// (Module functions, not closures made by the planner's methods: see `functionCall`.)
+
+/** `x` is the identifier `accu`. */
+function isAccuRef(x: Expr, accu: string): boolean {
+  return x.kind === "ident" && x.name === accu;
+}
+
+/** `x` is a global call of `fn` with `n` arguments. */
+function isCallOf(x: Expr, fn: string, n: number): x is CallExpr {
+  return x.kind === "call" && x.fn === fn && x.target === undefined && x.args.length === n;
+}
+
+/** The entries of a map range, or undefined for a list; throws for any other range. */
+function mapEntries(r: CelValue, two: boolean): IterableIterator<[CelMapKey, CelValue]> | undefined {
+  if (Array.isArray(r)) return undefined;
+  if (r instanceof Map) return (r as ReadonlyMap<CelMapKey, CelValue>).entries();
+  throw rangeError(r, two);
+}
+
+/**
+ * Binds the iteration variables to the `i`-th element of a range: a list's element (with
+ * two variables its index and element), or the next entry of `it` over a map (key, value).
+ */
+function bindElement(f: Frame, r: CelValue, it: IterableIterator<[CelMapKey, CelValue]> | undefined, i: number, iterSlot: number, iter2Slot: number): void {
+  if (it === undefined) {
+    if (iter2Slot >= 0) {
+      f[iterSlot] = BigInt(i);
+      f[iter2Slot] = (r as readonly CelValue[])[i];
+    } else f[iterSlot] = (r as readonly CelValue[])[i];
+  } else {
+    const [k, v] = it.next().value as [CelMapKey, CelValue];
+    f[iterSlot] = k;
+    if (iter2Slot >= 0) f[iter2Slot] = v;
+  }
+}
+
+/** How many elements a list or map range has (after `mapEntries` accepted it). */
+function rangeSize(r: CelValue): number {
+  return Array.isArray(r) ? r.length : (r as ReadonlyMap<CelMapKey, CelValue>).size;
+}
+
+/** The general fold (see `ComprehensionExpr`). */
+function fold(range: Ev, init: Ev, cond: Ev, step: Ev, result: Ev, condTrue: boolean, accuSlot: number, iterSlot: number, iter2Slot: number): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const r = range(f);
+    let accu: CelValue | CelEvalError;
+    try {
+      accu = init(f);
+    } catch (x) {
+      if (!absorbable(x)) throw x;
+      accu = x;
+    }
+    f[accuSlot] = accu;
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      if (!condTrue) {
+        // Only a bool false stops the loop; an error or non-bool condition continues (cel-go).
+        let c: CelValue = true;
+        try {
+          c = cond(f);
+        } catch (x) {
+          if (!absorbable(x)) throw x;
+        }
+        if (c === false) break;
+      }
+      try {
+        f[accuSlot] = step(f);
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        f[accuSlot] = x;
+      }
+    }
+    return result(f);
+  };
+}
+
+/** exists (`stop` true) and all (`stop` false): the first `stop` decides, else the first error, else `!stop`. */
+function existsLoop(range: Ev, pred: Ev, stop: boolean, iterSlot: number, iter2Slot: number): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const r = range(f);
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    let err: unknown;
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      let v: CelValue;
+      try {
+        v = pred(f);
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        err ??= x;
+        continue;
+      }
+      if (v === stop) return stop;
+      if (v !== !stop) err ??= new CelEvalError(NO_OVERLOAD_LOGIC);
+    }
+    if (err !== undefined) throw err;
+    return !stop;
+  };
+}
+
+/** map / transformList: every element's value, built in place; the first error wins. */
+function mapLoop(range: Ev, elem: Ev, iterSlot: number, iter2Slot: number): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const r = range(f);
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    const out: CelValue[] = [];
+    let err: unknown;
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      try {
+        const v = elem(f);
+        if (err === undefined) out.push(v);
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        err ??= x; // `error + [x]` keeps the first error
+      }
+    }
+    if (err !== undefined) throw err;
+    return out;
+  };
+}
+
+/** filter / map with a predicate: the predicate's own error replaces the accumulator. */
+function filterLoop(range: Ev, pred: Ev, elem: Ev, iterSlot: number, iter2Slot: number): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const r = range(f);
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    const out: CelValue[] = [];
+    let err: unknown;
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      let cv: CelValue;
+      try {
+        cv = pred(f);
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        err = x; // the conditional's own error replaces the accumulator
+        continue;
+      }
+      if (cv !== true && cv !== false) {
+        err = new CelEvalError(NO_OVERLOAD_LOGIC);
+        continue;
+      }
+      if (cv && err === undefined) {
+        try {
+          out.push(elem(f));
+        } catch (x) {
+          if (!absorbable(x)) throw x;
+          err = x;
+        }
+      }
+    }
+    if (err !== undefined) throw err;
+    return out;
+  };
+}
+
+/** transformMap (`k`, `v`) / transformMapEntry (`entryMap`: `k` gives a map of entries), with an optional predicate. */
+function mapInsertLoop(range: Ev, k: Ev, v: Ev, entryMap: boolean, pred: Ev | undefined, iterSlot: number, iter2Slot: number): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const r = range(f);
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    const out = new Map<CelMapKey, CelValue>();
+    let err: unknown;
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      if (pred !== undefined) {
+        let cv: CelValue;
+        try {
+          cv = pred(f);
+        } catch (x) {
+          if (!absorbable(x)) throw x;
+          err = x;
+          continue;
+        }
+        if (cv !== true && cv !== false) {
+          err = new CelEvalError(NO_OVERLOAD_LOGIC);
+          continue;
+        }
+        if (!cv) continue;
+      }
+      if (err !== undefined) continue;
+      try {
+        if (entryMap) {
+          const m = k(f);
+          if (!(m instanceof Map)) throw noSuchOverload(MAP_INSERT, [out, m]);
+          for (const [mk, mv] of m as ReadonlyMap<CelMapKey, CelValue>) mapInsertInPlace(out, mk, mv);
+        } else {
+          const key = k(f);
+          const val = v(f);
+          mapInsertInPlace(out, key, val);
+        }
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        err = x;
+      }
+    }
+    if (err !== undefined) throw err;
+    return out;
   };
 }
 
