@@ -393,6 +393,8 @@ interface EnvCache {
   readonly staticIdents: Map<string, { value: CelValue } | null>;
   /** What the tracking variant needs of the environment's cost options and libraries (made on first use). */
   costs: CostData | undefined;
+  /** The name `globalName` last found among the environment's variables. */
+  lastVariable: string | undefined;
 }
 
 /** An environment's cost settings as the tracking variant reads them. */
@@ -410,7 +412,7 @@ function envCache(env: Env): EnvCache {
   if (LAST_CACHE.env === env) return LAST_CACHE.cache!;
   let c = ENV_CACHES.get(env);
   if (c === undefined) {
-    c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map(), costs: undefined };
+    c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map(), costs: undefined, lastVariable: undefined };
     ENV_CACHES.set(env, c);
   }
   LAST_CACHE.env = env;
@@ -925,7 +927,13 @@ class Planner {
   private globalName(name: string): Ev {
     // A variable read again reads through the same closure (one a plan, for the last variable read).
     if (name === this.readerName) return this.reader!;
-    if (!this.env.variables.has(name)) {
+    const cache = this.cache;
+    // The variable found last in this environment is known without a Map lookup (most
+    // expressions of an environment read the same variable: `object`, `self`, …).
+    if (name === cache.lastVariable) {
+      // (A variable: read below.)
+    } else if (this.env.variables.has(name)) cache.lastVariable = name;
+    else {
       const s = this.staticIdent(name);
       if (s !== undefined) {
         const v = s.value;
