@@ -18,7 +18,7 @@
  * tries the variables `a.b.c`, `a.b`, `a` (each under the container's prefixes),
  * longest first; and calls dispatch on the run-time types of their arguments.
  */
-import { ACCUMULATOR, Op, type CallExpr, type ComprehensionExpr, type Expr, type ParsedExpr, type SelectExpr } from "./ast.js";
+import { ACCUMULATOR, Op, type CallExpr, type IdentExpr, type ComprehensionExpr, type Expr, type ParsedExpr, type SelectExpr } from "./ast.js";
 import type { CheckedExpr } from "./checked.js";
 import { isChecked } from "./checked.js";
 import type { FunctionDecl, Impl, OverloadDecl } from "./decls.js";
@@ -299,15 +299,17 @@ function noSuchAttribute(names: string): CelEvalError {
   return new CelEvalError(`no such attribute(s): ${names}`);
 }
 
+/** A variable's value in this evaluation (read from the bindings on first use); throws when unbound. */
+function varValue(f: Frame, slot: number, name: string): CelValue {
+  const v = f[slot];
+  if (v !== UNRESOLVED && v !== UNBOUND) return v;
+  const r = v === UNBOUND ? undefined : loadVar(f, slot, name);
+  if (r === undefined) throw noSuchAttribute(name);
+  return r;
+}
+
 function readVar(slot: number, name: string): Ev {
-  const missing = name;
-  return (f) => {
-    const v = f[slot];
-    if (v !== UNRESOLVED && v !== UNBOUND) return v;
-    const r = v === UNBOUND ? undefined : loadVar(f, slot, name);
-    if (r === undefined) throw noSuchAttribute(missing);
-    return r;
-  };
+  return (f) => varValue(f, slot, name);
 }
 
 const NO_OVERLOAD_LOGIC = "no such overload";
@@ -927,23 +929,43 @@ class Planner {
   private globalName(name: string): Ev {
     // A variable read again reads through the same closure (one a plan, for the last variable read).
     if (name === this.readerName) return this.reader!;
-    const cache = this.cache;
-    // The variable found last in this environment is known without a Map lookup (most
-    // expressions of an environment read the same variable: `object`, `self`, …).
-    if (name === cache.lastVariable) {
-      // (A variable: read below.)
-    } else if (this.env.variables.has(name)) cache.lastVariable = name;
-    else {
-      const s = this.staticIdent(name);
-      if (s !== undefined) {
-        const v = s.value;
-        return () => v;
-      }
+    if (!this.readsBinding(name)) {
+      const v = this.staticIdent(name)!.value;
+      return () => v;
     }
     const r = readVar(this.slotOf(name), name);
     this.readerName = name;
     this.reader = r;
     return r;
+  }
+
+  /**
+   * Whether a global name (checked ASTs) is read from the bindings: a variable, or a name
+   * that is nothing else (unbound at run time), rather than a type name or a constant.
+   */
+  private readsBinding(name: string): boolean {
+    const cache = this.cache;
+    // The variable found last in this environment is known without a Map lookup (most
+    // expressions of an environment read the same variable: `object`, `self`, …).
+    if (name === cache.lastVariable) return true;
+    if (this.env.variables.has(name)) {
+      cache.lastVariable = name;
+      return true;
+    }
+    return this.staticIdent(name) === undefined;
+  }
+
+  /** The global name a checked identifier reads from the bindings (as `ident` resolves it), else undefined. */
+  private boundName(e: IdentExpr): string | undefined {
+    const refs = this.refs;
+    if (refs === undefined) return undefined;
+    const ref = refs.get(e.id);
+    if (ref !== undefined && ref.value !== undefined) return undefined;
+    const refName = ref?.name ?? e.name;
+    const root = isRootScoped(refName);
+    if (!root && this.lookupLocal(refName) !== undefined) return undefined;
+    const name = root ? refName.slice(1) : refName;
+    return this.readsBinding(name) ? name : undefined;
   }
 
   /**
@@ -1048,9 +1070,16 @@ class Planner {
       n++;
       base = base.operand;
     }
-    const op = this.expr(base);
-    if (n === 1) return select1(op, field);
-    if (n === 2) return select2(op, (e.operand as SelectExpr).field, field);
+    // A chain on a variable (`object.metadata.labels`, the usual start of an expression) reads
+    // the variable in the same closure. (Untracked only: the tracking variant charges the read.)
+    const variable = !this.tracking && base.kind === "ident" ? this.boundName(base) : undefined;
+    const slot = variable === undefined ? -1 : this.slotOf(variable);
+    const op = variable === undefined ? this.expr(base) : undefined;
+    if (n === 1) return op === undefined ? varSelect1(slot, variable!, field) : select1(op, field);
+    if (n === 2) {
+      const f0 = (e.operand as SelectExpr).field;
+      return op === undefined ? varSelect2(slot, variable!, f0, field) : select2(op, f0, field);
+    }
     // Outermost last (made to measure for three: a push onto an empty array reserves 17 elements).
     let fields: string[];
     const s1 = e.operand as SelectExpr;
@@ -1061,7 +1090,7 @@ class Planner {
       for (let x: Expr = e, i = 0; i < n; i++, x = (x as SelectExpr).operand) fields.push((x as SelectExpr).field);
       fields.reverse();
     }
-    return selectN(op, fields);
+    return op === undefined ? varSelectN(slot, variable!, fields) : selectN(op, fields);
   }
 
   /** Whether a selection is read as (part of) a qualified name rather than a field selection. */
@@ -2891,6 +2920,42 @@ function select2(op: Ev, f0: string, f1: string): Ev {
     if (v === undefined) v = selectField(o, f0);
     const w = v instanceof Map ? v.get(f1) : undefined;
     return w !== undefined ? w : selectField(v, f1);
+  };
+}
+
+/** `v.field` for a variable `v`. */
+function varSelect1(slot: number, name: string, field: string): Ev {
+  return (f) => {
+    const o = varValue(f, slot, name);
+    if (o instanceof Map) {
+      const v = o.get(field);
+      if (v !== undefined) return v;
+    }
+    return selectField(o, field);
+  };
+}
+
+/** `v.f0.f1` for a variable `v`. */
+function varSelect2(slot: number, name: string, f0: string, f1: string): Ev {
+  return (f) => {
+    const o = varValue(f, slot, name);
+    let v = o instanceof Map ? o.get(f0) : undefined;
+    if (v === undefined) v = selectField(o, f0);
+    const w = v instanceof Map ? v.get(f1) : undefined;
+    return w !== undefined ? w : selectField(v, f1);
+  };
+}
+
+/** `v.f0.f1…` (three fields or more) for a variable `v`. */
+function varSelectN(slot: number, name: string, fields: readonly string[]): Ev {
+  return (f) => {
+    let v = varValue(f, slot, name);
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!;
+      const w: CelValue | undefined = v instanceof Map ? v.get(field) : undefined;
+      v = w !== undefined ? w : selectField(v, field);
+    }
+    return v;
   };
 }
 
