@@ -279,6 +279,33 @@ function accuReader(slot: number): Ev {
   return r;
 }
 
+/** A `cel.@block` slot's reader: computes the slot on first read in each evaluation of its block. */
+function lazyReader(slot: number, lazy: Ev): Ev {
+  return (f) => {
+    let v = f[slot];
+    if (v === UNRESOLVED) {
+      try {
+        v = lazy(f);
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        v = x;
+      }
+      f[slot] = v;
+    }
+    if (v instanceof CelEvalError) throw v;
+    return v;
+  };
+}
+
+/** Tracking: a `?:` branch read through the conditional attribute, refunded its own attribute cost. */
+function discounted(ev: Ev): Ev {
+  return (f) => {
+    const v = ev(f);
+    COST.acc -= 1;
+    return v;
+  };
+}
+
 /** Marks a variable slot resolved to "not bound" in this evaluation. */
 const UNBOUND: unknown = Symbol("unbound");
 
@@ -846,22 +873,8 @@ class Planner {
   private readLocal(l: Local): Ev {
     const slot = l.slot;
     const lazy = l.lazy;
-    if (lazy !== undefined) {
-      return (f) => {
-        let v = f[slot];
-        if (v === UNRESOLVED) {
-          try {
-            v = lazy(f);
-          } catch (x) {
-            if (!absorbable(x)) throw x;
-            v = x;
-          }
-          f[slot] = v;
-        }
-        if (v instanceof CelEvalError) throw v;
-        return v;
-      };
-    }
+    // (Closures made by functions of their own: see `functionCall`.)
+    if (lazy !== undefined) return lazyReader(slot, lazy);
     return l.accu ? accuReader(slot) : slotReader(slot);
   }
 
@@ -1115,32 +1128,9 @@ class Planner {
     // (A loop, not map() with an arrow: a closure over `this` makes a context on every call.)
     const els: Ev[] = [];
     for (let i = 0; i < n; i++) els.push(this.expr(elements[i]!));
-    if (!plain) {
-      const opt = new Set(optionalIndices);
-      const isOpt = els.map((_, i) => opt.has(i));
-      return (f) => {
-        const out: CelValue[] = [];
-        for (let i = 0; i < n; i++) {
-          const v = els[i]!(f);
-          if (isOpt[i]) {
-            if (!(v instanceof CelOptional)) {
-              throw new CelEvalError(`cannot initialize optional list element from non-optional value ${String(v)}`);
-            }
-            if (v.value !== undefined) out.push(v.value);
-          } else out.push(v);
-        }
-        return out;
-      };
-    }
-    if (elements.every((x) => x.kind === "const")) {
-      const v = Object.freeze(els.map((ev) => ev([])));
-      return () => v;
-    }
-    return (f) => {
-      const out = new Array<CelValue>(n);
-      for (let i = 0; i < n; i++) out[i] = els[i]!(f);
-      return out;
-    };
+    if (!plain) return optionalList(els, optionalIndices);
+    if (elements.every((x) => x.kind === "const")) return constantList(els);
+    return listN(els);
   }
 
   private map(e: Extract<Expr, { kind: "map" }>): Ev {
@@ -1996,12 +1986,7 @@ class Planner {
       }
       return charged(ev, s - 1);
     }
-    const ev = this.expr(x);
-    return (f) => {
-      const v = ev(f);
-      COST.acc -= 1;
-      return v;
-    };
+    return discounted(this.expr(x));
   }
 
   private equality(e: CallExpr): Ev {
@@ -2833,6 +2818,41 @@ function constantMap(build: Ev): Ev {
   return () => {
     if (cached === undefined) throw err;
     return cached;
+  };
+}
+
+/** `[a, ?b, …]`: an optional element is included when it has a value. */
+function optionalList(els: readonly Ev[], optionalIndices: readonly number[]): Ev {
+  const n = els.length;
+  const opt = new Set(optionalIndices);
+  const isOpt = els.map((_, i) => opt.has(i));
+  return (f) => {
+    const out: CelValue[] = [];
+    for (let i = 0; i < n; i++) {
+      const v = els[i]!(f);
+      if (isOpt[i]) {
+        if (!(v instanceof CelOptional)) {
+          throw new CelEvalError(`cannot initialize optional list element from non-optional value ${String(v)}`);
+        }
+        if (v.value !== undefined) out.push(v.value);
+      } else out.push(v);
+    }
+    return out;
+  };
+}
+
+/** A list of constants, built once. */
+function constantList(els: readonly Ev[]): Ev {
+  const v = Object.freeze(els.map((ev) => ev([])));
+  return () => v;
+}
+
+function listN(els: readonly Ev[]): Ev {
+  const n = els.length;
+  return (f) => {
+    const out = new Array<CelValue>(n);
+    for (let i = 0; i < n; i++) out[i] = els[i]!(f);
+    return out;
   };
 }
 
