@@ -422,7 +422,7 @@ interface EnvCache {
   readonly staticIdents: Map<string, { value: CelValue } | null>;
   /** What the tracking variant needs of the environment's cost options and libraries (made on first use). */
   costs: CostData | undefined;
-  /** The name `globalName` last found among the environment's variables. */
+  /** The name `readsBinding` last found among the environment's variables. */
   lastVariable: string | undefined;
 }
 
@@ -500,7 +500,7 @@ class Planner {
   private varSlotNumbers: number[] = NO_SLOTS;
   private varSlots: Map<string, number> | undefined;
   nextSlot = FIRST_SLOT;
-  /** The variable read last and its reader (see `globalName`). */
+  /** The variable read last and its reader (see `ident`). */
   private readerName: string | undefined = undefined;
   private reader: Ev | undefined = undefined;
   /** The innermost scope of locals (comprehensions, blocks) being planned. */
@@ -917,39 +917,50 @@ class Planner {
   }
 
   private ident(id: number, name: string): Ev {
+    const t = this.identTarget(id, name);
+    if (t === undefined) return this.identConstant(id, name);
+    if (typeof t !== "string") return this.readLocal(t);
+    // A variable read again reads through the same closure (one a plan, for the last variable read).
+    if (t === this.readerName) return this.reader!;
+    const r = readVar(this.slotOf(t), t);
+    this.readerName = t;
+    this.reader = r;
+    return r;
+  }
+
+  /**
+   * What an identifier reads, as `ident` plans it: a local, the name of a global read from
+   * the bindings (checked ASTs), or undefined for anything else (a constant, a type name,
+   * a name resolved at run time in an unchecked AST: see `identConstant`).
+   */
+  private identTarget(id: number, name: string): Local | string | undefined {
     const ref = this.refs?.get(id);
     if (ref !== undefined) {
-      if (ref.value !== undefined) {
-        const v = ref.value;
-        return () => v;
-      }
+      if (ref.value !== undefined) return undefined;
       const refName = ref.name ?? name;
       if (!isRootScoped(refName)) {
         const local = this.lookupLocal(refName);
-        if (local !== undefined) return this.readLocal(local);
+        if (local !== undefined) return local;
       }
-      return this.globalName(isRootScoped(refName) ? refName.slice(1) : refName);
+      const global = isRootScoped(refName) ? refName.slice(1) : refName;
+      return this.readsBinding(global) ? global : undefined;
     }
     if (!isRootScoped(name)) {
       const local = this.lookupLocal(name);
-      if (local !== undefined) return this.readLocal(local);
+      if (local !== undefined) return local;
     }
-    if (this.refs !== undefined) return this.globalName(isRootScoped(name) ? name.slice(1) : name);
-    return this.resolveNames([{ names: this.candidateNames(name), fields: [] }]);
+    if (this.refs === undefined) return undefined;
+    const global = isRootScoped(name) ? name.slice(1) : name;
+    return this.readsBinding(global) ? global : undefined;
   }
 
-  /** A fully resolved global name (checked ASTs). */
-  private globalName(name: string): Ev {
-    // A variable read again reads through the same closure (one a plan, for the last variable read).
-    if (name === this.readerName) return this.reader!;
-    if (!this.readsBinding(name)) {
-      const v = this.staticIdent(name)!.value;
-      return () => v;
-    }
-    const r = readVar(this.slotOf(name), name);
-    this.readerName = name;
-    this.reader = r;
-    return r;
+  /** An identifier `identTarget` leaves: a checked constant or type name, or an unchecked global. */
+  private identConstant(id: number, name: string): Ev {
+    if (this.refs === undefined) return this.resolveNames([{ names: this.candidateNames(name), fields: [] }]);
+    const ref = this.refs.get(id);
+    if (ref !== undefined && ref.value !== undefined) return constantOf(ref.value);
+    const refName = ref?.name ?? name;
+    return constantOf(this.staticIdent(isRootScoped(refName) ? refName.slice(1) : refName)!.value);
   }
 
   /**
@@ -966,19 +977,6 @@ class Planner {
       return true;
     }
     return this.staticIdent(name) === undefined;
-  }
-
-  /** The global name a checked identifier reads from the bindings (as `ident` resolves it), else undefined. */
-  private boundName(e: IdentExpr): string | undefined {
-    const refs = this.refs;
-    if (refs === undefined) return undefined;
-    const ref = refs.get(e.id);
-    if (ref !== undefined && ref.value !== undefined) return undefined;
-    const refName = ref?.name ?? e.name;
-    const root = isRootScoped(refName);
-    if (!root && this.lookupLocal(refName) !== undefined) return undefined;
-    const name = root ? refName.slice(1) : refName;
-    return this.readsBinding(name) ? name : undefined;
   }
 
   /**
@@ -1083,15 +1081,23 @@ class Planner {
       n++;
       base = base.operand;
     }
-    // A chain on a variable (`object.metadata.labels`, the usual start of an expression) reads
-    // the variable in the same closure. (Untracked only: the tracking variant charges the read.)
-    const variable = !this.tracking && base.kind === "ident" ? this.boundName(base) : undefined;
-    const slot = variable === undefined ? -1 : this.slotOf(variable);
-    const op = variable === undefined ? this.expr(base) : undefined;
-    if (n === 1) return op === undefined ? varSelect1(slot, variable!, field) : select1(op, field);
+    // A chain on a variable (`object.metadata.labels`, the usual start of an expression) or on a
+    // comprehension variable (`c.image`) reads it in the same closure. (Untracked only: the
+    // tracking variant charges the read.)
+    let variable: string | undefined;
+    let slot = -1;
+    if (!this.tracking && base.kind === "ident") {
+      const t = this.identTarget(base.id, base.name);
+      if (typeof t === "string") {
+        variable = t;
+        slot = this.slotOf(t);
+      } else if (t !== undefined && !t.accu && t.lazy === undefined) slot = t.slot;
+    }
+    const op = slot < 0 ? this.expr(base) : undefined;
+    if (n === 1) return op !== undefined ? select1(op, field) : variable !== undefined ? varSelect1(slot, variable, field) : localSelect1(slot, field);
     if (n === 2) {
       const f0 = (e.operand as SelectExpr).field;
-      return op === undefined ? varSelect2(slot, variable!, f0, field) : select2(op, f0, field);
+      return op !== undefined ? select2(op, f0, field) : variable !== undefined ? varSelect2(slot, variable, f0, field) : localSelect2(slot, f0, field);
     }
     // Outermost last (made to measure for three: a push onto an empty array reserves 17 elements).
     let fields: string[];
@@ -1103,7 +1109,7 @@ class Planner {
       for (let x: Expr = e, i = 0; i < n; i++, x = (x as SelectExpr).operand) fields.push((x as SelectExpr).field);
       fields.reverse();
     }
-    return op === undefined ? varSelectN(slot, variable!, fields) : selectN(op, fields);
+    return op !== undefined ? selectN(op, fields) : variable !== undefined ? varSelectN(slot, variable, fields) : selectN(slotReader(slot), fields);
   }
 
   /** Whether a selection is read as (part of) a qualified name rather than a field selection. */
@@ -2540,6 +2546,11 @@ function rangeError(r: CelValue, _two: boolean): CelEvalError {
 const EMPTY_LIST: readonly CelValue[] = Object.freeze([]);
 const emptyList: Ev = () => EMPTY_LIST;
 
+/** A closure returning `v`. */
+function constantOf(v: CelValue): Ev {
+  return () => v;
+}
+
 function uintOf(v: bigint): CelValue {
   return new CelUint(v);
 }
@@ -2936,6 +2947,29 @@ function select1(op: Ev, field: string): Ev {
 function select2(op: Ev, f0: string, f1: string): Ev {
   return (f) => {
     const o = op(f);
+    let v = o instanceof Map ? o.get(f0) : undefined;
+    if (v === undefined) v = selectField(o, f0);
+    const w = v instanceof Map ? v.get(f1) : undefined;
+    return w !== undefined ? w : selectField(v, f1);
+  };
+}
+
+/** `c.field` for a comprehension variable `c`. */
+function localSelect1(slot: number, field: string): Ev {
+  return (f) => {
+    const o = f[slot];
+    if (o instanceof Map) {
+      const v = o.get(field);
+      if (v !== undefined) return v;
+    }
+    return selectField(o, field);
+  };
+}
+
+/** `c.f0.f1` for a comprehension variable `c`. */
+function localSelect2(slot: number, f0: string, f1: string): Ev {
+  return (f) => {
+    const o = f[slot];
     let v = o instanceof Map ? o.get(f0) : undefined;
     if (v === undefined) v = selectField(o, f0);
     const w = v instanceof Map ? v.get(f1) : undefined;
