@@ -1057,14 +1057,13 @@ class Planner {
   // ------------------------------------------------------------------ select
 
   private select(e: Extract<Expr, { kind: "select" }>): Ev {
+    const test = e.testOnly;
     const ref = this.refs?.get(e.id);
-    if (ref !== undefined && !e.testOnly && (ref.name !== undefined || ref.value !== undefined)) {
+    if (ref !== undefined && !test && (ref.name !== undefined || ref.value !== undefined)) {
       return this.ident(e.id, ref.name ?? e.field);
     }
     const field = e.field;
-    // (Closures made by functions of their own, which capture only what they need: see `functionCall`.)
-    if (e.testOnly) return presenceTest(this.expr(e.operand), field);
-    if (this.refs === undefined) {
+    if (!test && this.refs === undefined) {
       const chain = this.qualifiedChain(e);
       if (chain !== undefined) {
         const cands: NameCandidate[] = [];
@@ -1074,42 +1073,36 @@ class Planner {
         return this.resolveNames(cands);
       }
     }
-    // Fuse a chain of plain selections `x.a.b.c` into one closure.
-    let n = 1;
+    // Fuse a chain of plain selections `x.a.b.c` (and a presence test `has(x.a.b.c)`) into one
+    // closure: `n` selections, this one's included unless it is a test.
+    let n = test ? 0 : 1;
     let base: Expr = e.operand;
     while (base.kind === "select" && !base.testOnly && !this.resolvedByName(base)) {
       n++;
       base = base.operand;
     }
     // A chain on a variable (`object.metadata.labels`, the usual start of an expression) or on a
-    // comprehension variable (`c.image`) reads it in the same closure. (Untracked only: the
-    // tracking variant charges the read.)
-    let variable: string | undefined;
+    // comprehension variable (`c.image`) reads it in the same closure (`name`: the variable's,
+    // undefined for a comprehension variable). Untracked only: the tracking variant charges the read.
+    let name: string | undefined;
     let slot = -1;
     if (!this.tracking && base.kind === "ident") {
       const t = this.identTarget(base.id, base.name);
       if (typeof t === "string") {
-        variable = t;
+        name = t;
         slot = this.slotOf(t);
       } else if (t !== undefined && !t.accu && t.lazy === undefined) slot = t.slot;
     }
+    // (Closures made by functions of their own, which capture only what they need: see `functionCall`.)
+    if (test) return slot < 0 ? presenceTest(this.expr(e.operand), field) : slotHas(slot, name, chainFields(e.operand, n), field);
     const op = slot < 0 ? this.expr(base) : undefined;
-    if (n === 1) return op !== undefined ? select1(op, field) : variable !== undefined ? varSelect1(slot, variable, field) : localSelect1(slot, field);
+    if (n === 1) return op !== undefined ? select1(op, field) : slotSelect1(slot, name, field);
     if (n === 2) {
       const f0 = (e.operand as SelectExpr).field;
-      return op !== undefined ? select2(op, f0, field) : variable !== undefined ? varSelect2(slot, variable, f0, field) : localSelect2(slot, f0, field);
+      return op !== undefined ? select2(op, f0, field) : slotSelect2(slot, name, f0, field);
     }
-    // Outermost last (made to measure for three: a push onto an empty array reserves 17 elements).
-    let fields: string[];
-    const s1 = e.operand as SelectExpr;
-    const s2 = s1.operand as SelectExpr;
-    if (n === 3) fields = [s2.field, s1.field, field];
-    else {
-      fields = [];
-      for (let x: Expr = e, i = 0; i < n; i++, x = (x as SelectExpr).operand) fields.push((x as SelectExpr).field);
-      fields.reverse();
-    }
-    return op !== undefined ? selectN(op, fields) : variable !== undefined ? varSelectN(slot, variable, fields) : selectN(slotReader(slot), fields);
+    const fields = chainFields(e, n);
+    return op !== undefined ? selectN(op, fields) : slotSelectN(slot, name, fields);
   }
 
   /** Whether a selection is read as (part of) a qualified name rather than a field selection. */
@@ -2954,10 +2947,32 @@ function select2(op: Ev, f0: string, f1: string): Ev {
   };
 }
 
-/** `c.field` for a comprehension variable `c`. */
-function localSelect1(slot: number, field: string): Ev {
+/** The fields of the `n` plain selections ending in `e` (outermost last). */
+function chainFields(e: Expr, n: number): string[] {
+  // (Made to measure up to three: a push onto an empty array reserves 17 elements.)
+  if (n === 0) return [];
+  const s0 = e as SelectExpr;
+  if (n === 1) return [s0.field];
+  const s1 = s0.operand as SelectExpr;
+  if (n === 2) return [s1.field, s0.field];
+  if (n === 3) return [(s1.operand as SelectExpr).field, s1.field, s0.field];
+  const fields: string[] = [];
+  for (let x: Expr = e, i = 0; i < n; i++, x = (x as SelectExpr).operand) fields.push((x as SelectExpr).field);
+  return fields.reverse();
+}
+
+/**
+ * The value of the variable `name` (slot `slot`) or, with no name, of the comprehension
+ * variable in slot `slot`: what a fused selection chain starts from.
+ */
+function slotValue(f: Frame, slot: number, name: string | undefined): CelValue {
+  return name === undefined ? f[slot] : varValue(f, slot, name);
+}
+
+/** `v.field` for a variable or comprehension variable `v` (see `slotValue`). */
+function slotSelect1(slot: number, name: string | undefined, field: string): Ev {
   return (f) => {
-    const o = f[slot];
+    const o = slotValue(f, slot, name);
     if (o instanceof Map) {
       const v = o.get(field);
       if (v !== undefined) return v;
@@ -2966,10 +2981,10 @@ function localSelect1(slot: number, field: string): Ev {
   };
 }
 
-/** `c.f0.f1` for a comprehension variable `c`. */
-function localSelect2(slot: number, f0: string, f1: string): Ev {
+/** `v.f0.f1` for a variable or comprehension variable `v`. */
+function slotSelect2(slot: number, name: string | undefined, f0: string, f1: string): Ev {
   return (f) => {
-    const o = f[slot];
+    const o = slotValue(f, slot, name);
     let v = o instanceof Map ? o.get(f0) : undefined;
     if (v === undefined) v = selectField(o, f0);
     const w = v instanceof Map ? v.get(f1) : undefined;
@@ -2977,39 +2992,30 @@ function localSelect2(slot: number, f0: string, f1: string): Ev {
   };
 }
 
-/** `v.field` for a variable `v`. */
-function varSelect1(slot: number, name: string, field: string): Ev {
+/** `v.f0.f1…` (three fields or more) for a variable or comprehension variable `v`. */
+function slotSelectN(slot: number, name: string | undefined, fields: readonly string[]): Ev {
   return (f) => {
-    const o = varValue(f, slot, name);
-    if (o instanceof Map) {
-      const v = o.get(field);
-      if (v !== undefined) return v;
-    }
-    return selectField(o, field);
-  };
-}
-
-/** `v.f0.f1` for a variable `v`. */
-function varSelect2(slot: number, name: string, f0: string, f1: string): Ev {
-  return (f) => {
-    const o = varValue(f, slot, name);
-    let v = o instanceof Map ? o.get(f0) : undefined;
-    if (v === undefined) v = selectField(o, f0);
-    const w = v instanceof Map ? v.get(f1) : undefined;
-    return w !== undefined ? w : selectField(v, f1);
-  };
-}
-
-/** `v.f0.f1…` (three fields or more) for a variable `v`. */
-function varSelectN(slot: number, name: string, fields: readonly string[]): Ev {
-  return (f) => {
-    let v = varValue(f, slot, name);
+    let v = slotValue(f, slot, name);
     for (let i = 0; i < fields.length; i++) {
       const field = fields[i]!;
       const w: CelValue | undefined = v instanceof Map ? v.get(field) : undefined;
       v = w !== undefined ? w : selectField(v, field);
     }
     return v;
+  };
+}
+
+/** `has(v.f0….field)` for a variable or comprehension variable `v` (`fields` may be empty). */
+function slotHas(slot: number, name: string | undefined, fields: readonly string[], field: string): Ev {
+  return (f) => {
+    let o = slotValue(f, slot, name);
+    for (let i = 0; i < fields.length; i++) {
+      const x = fields[i]!;
+      const w: CelValue | undefined = o instanceof Map ? o.get(x) : undefined;
+      o = w !== undefined ? w : selectField(o, x);
+    }
+    if (o instanceof Map) return o.has(field);
+    return hasField(o, field);
   };
 }
 
