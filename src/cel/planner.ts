@@ -424,6 +424,9 @@ interface EnvCache {
   costs: CostData | undefined;
   /** The name `readsBinding` last found among the environment's variables. */
   lastVariable: string | undefined;
+  /** The name `declShapes` looked up last and what it found. */
+  lastFunction: string | undefined;
+  lastShapes: DeclShapes | undefined;
 }
 
 /** An environment's cost settings as the tracking variant reads them. */
@@ -441,7 +444,7 @@ function envCache(env: Env): EnvCache {
   if (LAST_CACHE.env === env) return LAST_CACHE.cache!;
   let c = ENV_CACHES.get(env);
   if (c === undefined) {
-    c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map(), costs: undefined, lastVariable: undefined };
+    c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map(), costs: undefined, lastVariable: undefined, lastFunction: undefined, lastShapes: undefined };
     ENV_CACHES.set(env, c);
   }
   LAST_CACHE.env = env;
@@ -2208,7 +2211,10 @@ class Planner {
 
   /** The function named `name` in the environment, with its overload entries (memoized per environment). */
   private declShapes(name: string): DeclShapes | undefined {
-    const byName = this.cache.byName;
+    const cache = this.cache;
+    // The function looked up last is known without a Map lookup (a chain of `+`, …).
+    if (name === cache.lastFunction) return cache.lastShapes;
+    const byName = cache.byName;
     let s = byName.get(name);
     if (s === undefined) {
       const decl = this.env.functions.get(name);
@@ -2217,6 +2223,8 @@ class Planner {
       if (byName.size > MAX_CACHED_NAMES) byName.clear();
       byName.set(name, s);
     }
+    cache.lastFunction = name;
+    cache.lastShapes = s ?? undefined;
     return s ?? undefined;
   }
 
