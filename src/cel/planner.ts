@@ -160,17 +160,26 @@ export function plan(ast: ParsedExpr | CheckedExpr, env: Env): Program {
 }
 
 class CompiledProgram implements Program {
-  private tracked: { readonly root: Ev; readonly template: Frame } | undefined = undefined;
-  lastCost: number | undefined = undefined;
-  constructor(
-    private readonly root: Ev,
-    /** The initial frame, copied per evaluation. */
-    private readonly template: Frame,
-    // What the tracking variant is planned from, on first use (the AST itself: one field, not
-    // its parts, since every program is made and few are ever tracked).
-    private readonly env: Env,
-    private readonly ast: ParsedExpr | CheckedExpr,
-  ) {}
+  // (Fields declared, set in the constructor only: a class field initializer is a call of its
+  // own and stores every field twice, and every compile makes a program.)
+  declare private readonly root: Ev;
+  /** The initial frame, copied per evaluation. */
+  declare private readonly template: Frame;
+  // What the tracking variant is planned from, on first use (the AST itself: one field, not
+  // its parts, since every program is made and few are ever tracked).
+  declare private readonly env: Env;
+  declare private readonly ast: ParsedExpr | CheckedExpr;
+  declare private tracked: { readonly root: Ev; readonly template: Frame } | undefined;
+  declare lastCost: number | undefined;
+
+  constructor(root: Ev, template: Frame, env: Env, ast: ParsedExpr | CheckedExpr) {
+    this.root = root;
+    this.template = template;
+    this.env = env;
+    this.ast = ast;
+    this.tracked = undefined;
+    this.lastCost = undefined;
+  }
 
   eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue {
     if (options !== undefined && options.costLimit !== undefined) return this.track(vars, options.costLimit);
@@ -354,17 +363,27 @@ interface Local {
  * three; a Map costs more to make), any more in a Map. A name set again replaces its local.
  */
 class Scope {
-  constructor(
-    /** The enclosing scope (the planner's scopes are a chain, innermost first: no array per plan). */
-    readonly parent: Scope | undefined,
-  ) {}
-  private n0: string | undefined = undefined;
-  private l0: Local | undefined = undefined;
-  private n1: string | undefined = undefined;
-  private l1: Local | undefined = undefined;
-  private n2: string | undefined = undefined;
-  private l2: Local | undefined = undefined;
-  private more: Map<string, Local> | undefined = undefined;
+  /** The enclosing scope (the planner's scopes are a chain, innermost first: no array per plan). */
+  declare readonly parent: Scope | undefined;
+  // (Fields declared, set in the constructor only: see `CompiledProgram`.)
+  declare private n0: string | undefined;
+  declare private l0: Local | undefined;
+  declare private n1: string | undefined;
+  declare private l1: Local | undefined;
+  declare private n2: string | undefined;
+  declare private l2: Local | undefined;
+  declare private more: Map<string, Local> | undefined;
+
+  constructor(parent: Scope | undefined) {
+    this.parent = parent;
+    this.n0 = undefined;
+    this.l0 = undefined;
+    this.n1 = undefined;
+    this.l1 = undefined;
+    this.n2 = undefined;
+    this.l2 = undefined;
+    this.more = undefined;
+  }
 
   get(name: string): Local | undefined {
     if (name === this.n0) return this.l0;
@@ -491,47 +510,58 @@ const NO_NAMES: string[] = [];
 const NO_SLOTS: number[] = [];
 
 class Planner {
+  // (Fields declared, set in the constructor only: a class field initializer is a call of its
+  // own and stores every field twice, and every compile makes a planner. See `CompiledProgram`.)
+  declare private readonly env: Env;
   /**
-   * Variables' frame slots: names and slots in parallel arrays (an expression
+   * Variables' frame slots: the first variable and its slot (most expressions read one
+   * variable: no arrays then), then names and slots in parallel arrays (an expression
    * names few variables; a Map costs more to make than a short scan), then a
    * Map once there are more than {@link MAX_SCANNED_VARS}.
    */
-  /** The first variable and its slot (most expressions read one variable: no arrays then). */
-  private name0: string | undefined = undefined;
-  private slot0 = 0;
-  private varNames: string[] = NO_NAMES;
-  private varSlotNumbers: number[] = NO_SLOTS;
-  private varSlots: Map<string, number> | undefined;
-  nextSlot = FIRST_SLOT;
+  declare private name0: string | undefined;
+  declare private slot0: number;
+  declare private varNames: string[];
+  declare private varSlotNumbers: number[];
+  declare private varSlots: Map<string, number> | undefined;
+  declare nextSlot: number;
   /** The variable read last and its reader (see `ident`). */
-  private readerName: string | undefined = undefined;
-  private reader: Ev | undefined = undefined;
+  declare private readerName: string | undefined;
+  declare private reader: Ev | undefined;
   /** The innermost scope of locals (comprehensions, blocks) being planned. */
-  private scope: Scope | undefined = undefined;
-  private readonly refs: CheckedExpr["referenceMap"] | undefined;
-  private readonly types: CheckedExpr["typeMap"] | undefined;
-  private readonly cache: EnvCache;
+  declare private scope: Scope | undefined;
+  declare private readonly refs: CheckedExpr["referenceMap"] | undefined;
+  declare private readonly types: CheckedExpr["typeMap"] | undefined;
+  declare private readonly cache: EnvCache;
 
   /** Whether closures charge costs (the tracking variant); toggled off while planning a static-cost subtree. */
-  private tracking: boolean;
+  declare private tracking: boolean;
   /**
    * The environment's cost settings (tracking variant only: the untracked one, planned for
    * every program, does without them; kept per environment rather than made per plan).
    */
-  private readonly costs: CostData;
+  declare private readonly costs: CostData;
   /** What a deferred call (`plainExpr(x, true)`) left for its caller to charge. */
-  private pendingOut = 0;
+  declare private pendingOut: number;
 
-  constructor(
-    private readonly env: Env,
-    checked: CheckedExpr | undefined,
-    tracking: boolean,
-  ) {
+  constructor(env: Env, checked: CheckedExpr | undefined, tracking: boolean) {
+    this.env = env;
+    this.name0 = undefined;
+    this.slot0 = 0;
+    this.varNames = NO_NAMES;
+    this.varSlotNumbers = NO_SLOTS;
+    this.varSlots = undefined;
+    this.nextSlot = FIRST_SLOT;
+    this.readerName = undefined;
+    this.reader = undefined;
+    this.scope = undefined;
     this.refs = checked?.referenceMap;
     this.types = checked?.typeMap;
-    this.cache = envCache(env);
+    const cache = envCache(env);
+    this.cache = cache;
     this.tracking = tracking;
-    this.costs = tracking ? costData(this.cache, env) : NO_COSTS;
+    this.costs = tracking ? costData(cache, env) : NO_COSTS;
+    this.pendingOut = 0;
   }
 
   private get presenceCost(): number {
