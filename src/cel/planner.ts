@@ -1633,6 +1633,11 @@ class Planner {
   private call(e: CallExpr, defer = false): Ev {
     const fn = e.fn;
     if (e.target === undefined) {
+      // Every operator inlined below is named `_…_`, `@…`, `!_` or `cel.@block`, and none of
+      // three characters but `@in`: the names of other functions (`size`) and of the binary
+      // operators called as functions (`_+_`, `_<_`) skip the comparisons with each of them.
+      const c0 = fn.charCodeAt(0);
+      if ((c0 === 95 && fn.length === 3) || (c0 !== 95 && c0 !== 64 && c0 !== 33 && c0 !== 99)) return this.functionCall(e, defer);
       switch (fn) {
         case BLOCK:
           if (e.args.length === 2 && e.args[0]!.kind === "list") return this.block(e.args[0]!.elements, e.args[1]!);
