@@ -169,6 +169,48 @@ describe("selection, presence and indexing", () => {
   ]);
 });
 
+describe("selection chains read their variable in one closure", () => {
+  const obj = {
+    metadata: { labels: { app: "web" } },
+    spec: {
+      template: { metadata: { labels: { app: "web" } } },
+      containers: [
+        { name: "a", resources: { limits: { cpu: "1" } }, ports: [{ protocol: "TCP" }] },
+        { name: "b", resources: { limits: { cpu: "2" } }, ports: [{ protocol: "UDP" }] },
+      ],
+    },
+  };
+  runTable([
+    { name: "one field on a comprehension variable", expr: "object.spec.containers.map(c, c.name)", vars: { object: obj }, want: v(list("a", "b")) },
+    {
+      name: "three fields on a comprehension variable",
+      expr: "object.spec.containers.map(c, c.resources.limits.cpu)",
+      vars: { object: obj },
+      want: v(list("1", "2")),
+    },
+    { name: "index after a chain", expr: "object.spec.containers.map(c, c.ports[0].protocol)", vars: { object: obj }, want: v(list("TCP", "UDP")) },
+    { name: "missing field on a comprehension variable", expr: "object.spec.containers.map(c, c.missing)", vars: { object: obj }, want: err("no such key: missing") },
+    { name: "has on a comprehension variable", expr: "object.spec.containers.all(c, has(c.name))", vars: { object: obj }, want: v(true) },
+    { name: "has through a comprehension variable", expr: "object.spec.containers.exists(c, has(c.resources.requests))", vars: { object: obj }, want: v(false) },
+    { name: "has with a missing parent on a comprehension variable", expr: "object.spec.containers.all(c, has(c.x.y))", vars: { object: obj }, want: err("no such key: x") },
+    { name: "has on a variable", expr: "has(object.spec)", vars: { object: obj }, want: v(true) },
+    { name: "has four fields deep", expr: "has(object.spec.template.metadata.labels)", vars: { object: obj }, want: v(true) },
+    { name: "two-variable comprehension variable", expr: "object.spec.containers.transformList(i, c, c.name + string(i))", vars: { object: obj }, want: v(list("a0", "b1")) },
+    { name: "filter over a map's keys", expr: "{'a': 1, 'b': 2}.filter(k, k == 'b')", want: v(list("b")) },
+    { name: "all over a map with two variables", expr: "{'a': 1, 'b': 2}.all(k, v, v > 0 && k != '')", want: v(true) },
+    { name: "filter keeps the predicate's error", expr: "[0, 1].filter(x, 1/x > 0)", want: err("division by zero") },
+    { name: "exists on a non-bool predicate", expr: "[1].exists(x, dyn(x))", want: err("no such overload"), uncheckedOnly: true },
+  ]);
+
+  test("an unbound variable read through a chain", () => {
+    const env = new Env({ variables: { object: DYN } });
+    for (const src of ["object.a.b", "has(object.a)", "object.a"]) {
+      const got = run(env, env.compile(src), {});
+      expectOutcome(got, err("no such attribute(s): object"), src);
+    }
+  });
+});
+
 describe("literals", () => {
   runTable([
     { name: "list", expr: "[1, 'a', true]", want: v(list(1n, "a", true)), uncheckedOnly: true },
