@@ -3004,62 +3004,50 @@ function chainFields(e: Expr, n: number): string[] {
   return fields.reverse();
 }
 
-/**
- * The value of the variable `name` (slot `slot`) or, with no name, of the comprehension
- * variable in slot `slot`: what a fused selection chain starts from.
- */
-function slotValue(f: Frame, slot: number, name: string | undefined): CelValue {
-  return name === undefined ? f[slot] : varValue(f, slot, name);
-}
+// A fused chain starts from a variable `name` in slot `slot` (read from the bindings on first
+// use) or, with no name, from the comprehension variable in slot `slot`: each factory makes a
+// closure of its own for either (one closure per kind of start keeps each call site simple).
 
-/** `v.field` for a variable or comprehension variable `v` (see `slotValue`). */
+/** `v.field` for a variable or comprehension variable `v`. */
 function slotSelect1(slot: number, name: string | undefined, field: string): Ev {
-  return (f) => {
-    const o = slotValue(f, slot, name);
-    if (o instanceof Map) {
-      const v = o.get(field);
-      if (v !== undefined) return v;
-    }
-    return selectField(o, field);
-  };
+  if (name === undefined) return (f) => field1(f[slot], field);
+  return (f) => field1(varValue(f, slot, name), field);
 }
 
 /** `v.f0.f1` for a variable or comprehension variable `v`. */
 function slotSelect2(slot: number, name: string | undefined, f0: string, f1: string): Ev {
-  return (f) => {
-    const o = slotValue(f, slot, name);
-    let v = o instanceof Map ? o.get(f0) : undefined;
-    if (v === undefined) v = selectField(o, f0);
-    const w = v instanceof Map ? v.get(f1) : undefined;
-    return w !== undefined ? w : selectField(v, f1);
-  };
+  if (name === undefined) return (f) => field1(field1(f[slot], f0), f1);
+  return (f) => field1(field1(varValue(f, slot, name), f0), f1);
 }
 
 /** `v.f0.f1…` (three fields or more) for a variable or comprehension variable `v`. */
 function slotSelectN(slot: number, name: string | undefined, fields: readonly string[]): Ev {
-  return (f) => {
-    let v = slotValue(f, slot, name);
-    for (let i = 0; i < fields.length; i++) {
-      const field = fields[i]!;
-      const w: CelValue | undefined = v instanceof Map ? v.get(field) : undefined;
-      v = w !== undefined ? w : selectField(v, field);
-    }
-    return v;
-  };
+  if (name === undefined) return (f) => fieldsOf(f[slot], fields);
+  return (f) => fieldsOf(varValue(f, slot, name), fields);
 }
 
 /** `has(v.f0….field)` for a variable or comprehension variable `v` (`fields` may be empty). */
 function slotHas(slot: number, name: string | undefined, fields: readonly string[], field: string): Ev {
-  return (f) => {
-    let o = slotValue(f, slot, name);
-    for (let i = 0; i < fields.length; i++) {
-      const x = fields[i]!;
-      const w: CelValue | undefined = o instanceof Map ? o.get(x) : undefined;
-      o = w !== undefined ? w : selectField(o, x);
-    }
-    if (o instanceof Map) return o.has(field);
-    return hasField(o, field);
-  };
+  if (name === undefined) return (f) => present(fieldsOf(f[slot], fields), field);
+  return (f) => present(fieldsOf(varValue(f, slot, name), fields), field);
+}
+
+/** `o.field`: a map's entry read directly, anything else through `selectField`. */
+function field1(o: CelValue, field: string): CelValue {
+  const v = o instanceof Map ? o.get(field) : undefined;
+  return v !== undefined ? v : selectField(o, field);
+}
+
+/** `o.f0.f1…`. */
+function fieldsOf(o: CelValue, fields: readonly string[]): CelValue {
+  for (let i = 0; i < fields.length; i++) o = field1(o, fields[i]!);
+  return o;
+}
+
+/** `has(o.field)`. */
+function present(o: CelValue, field: string): boolean {
+  if (o instanceof Map) return o.has(field);
+  return hasField(o, field);
 }
 
 /** `x.f0.f1…` (three fields or more) in one closure. */
