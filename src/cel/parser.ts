@@ -251,26 +251,10 @@ const IS_UNARY_START = tokenTable(UNARY_START);
 const IS_MEMBER_START = tokenTable(PRIMARY_START.filter((k) => k !== Tok.MINUS));
 const IS_OPT_EXPR_START = tokenTable([...UNARY_START, Tok.QUESTION]);
 const IS_FIELD_START = tokenTable([Tok.QUESTION, Tok.IDENTIFIER, Tok.ESC_IDENTIFIER]);
-/** Operators that can follow an operand: where ANTLR resumes after a missing operand. */
-const IS_OPERAND_FOLLOW = tokenTable([
-  Tok.EQUALS,
-  Tok.NOT_EQUALS,
-  Tok.IN,
-  Tok.LESS,
-  Tok.LESS_EQUALS,
-  Tok.GREATER_EQUALS,
-  Tok.GREATER,
-  Tok.LOGICAL_AND,
-  Tok.LOGICAL_OR,
-  Tok.MINUS,
-  Tok.QUESTION,
-  Tok.PLUS,
-  Tok.STAR,
-  Tok.SLASH,
-  Tok.PERCENT,
-]);
-
-/** Tokens that continue an expression after an operand: binary, logical and conditional operators. */
+/**
+ * Tokens that continue an expression after an operand: binary, logical and conditional operators
+ * (also where ANTLR resumes after a missing operand).
+ */
 const IS_OPERATOR = tokenTable([
   Tok.EQUALS,
   Tok.NOT_EQUALS,
@@ -607,7 +591,7 @@ class Parser implements MacroHelper {
    * node and parsing resumes at the operator.
    */
   private missingOperand(message: string, offset: number): Expr | undefined {
-    if (!IS_OPERAND_FOLLOW[this.kinds[this.p] as number] || this.p === this.errorP || this.recoveries >= RECOVERY_LIMIT) {
+    if (!IS_OPERATOR[this.kinds[this.p] as number] || this.p === this.errorP || this.recoveries >= RECOVERY_LIMIT) {
       return undefined;
     }
     this.recoveries++;
