@@ -1356,10 +1356,12 @@ class Planner {
   }
 
   /**
-   * Tight loops for the standard macro shapes (all, exists, map, filter,
-   * transformList/Map), with the same results and error absorption as the
-   * general fold but without per-iteration accumulator bookkeeping, and with
-   * list/map accumulators built in place instead of copied per step.
+   * The tracking variant's tight loops for the standard macro shapes (all, exists, map, filter,
+   * transformList/Map), with the same results and error absorption as the general fold but
+   * without per-iteration accumulator bookkeeping, and with list/map accumulators built in place
+   * instead of copied per step. Each shape runs in a loop function of its own (`trackedMapLoop`
+   * …), not in one shared loop calling a callback per element: such a call site sees every
+   * comprehension's callback and is not inlined.
    */
   private fastComprehension(e: ComprehensionExpr, range: Ev, iterSlot: number, iter2Slot: number): Ev | undefined {
     const accu = e.accuVar;
@@ -1373,47 +1375,6 @@ class Planner {
     const init = e.accuInit;
     const cond = e.loopCondition;
     const step = e.loopStep;
-    const two = iter2Slot >= 0;
-    // The tracking variant charges what cel-go's fold would: the loop condition and the
-    // step's accumulator reads, literals and calls per iteration, and the result's read.
-    const T = this.tracking;
-    const run = (r: CelValue, f: Frame, each: (f: Frame) => boolean): void => {
-      if (Array.isArray(r)) {
-        for (let i = 0; i < r.length; i++) {
-          if (two) {
-            f[iterSlot] = BigInt(i);
-            f[iter2Slot] = r[i];
-          } else f[iterSlot] = r[i];
-          if (!each(f)) return;
-        }
-      } else if (r instanceof Map) {
-        for (const [k, v] of r as ReadonlyMap<CelMapKey, CelValue>) {
-          f[iterSlot] = k;
-          if (two) f[iter2Slot] = v;
-          if (!each(f)) return;
-        }
-      } else throw rangeError(r, two);
-    };
-    // Tracking, loops without early exit (map, filter): when the fixed cost of every
-    // iteration (`perIter`) fits in what is left of the limit, it is charged before
-    // the loop, and the iterations skip it (`upfront`); otherwise each iteration
-    // charges it. Either way the total is exact, and an exceeded limit stops the loop.
-    let upfront = false;
-    const iterate = (f: Frame, each: (f: Frame) => boolean, perIter = 0): void => {
-      const r = range(f);
-      if (perIter === 0) return run(r, f, each);
-      const n = Array.isArray(r) ? r.length : r instanceof Map ? r.size : 0;
-      const total = n * perIter;
-      const saved = upfront;
-      upfront = COST.acc + total <= COST.limit;
-      if (upfront) COST.acc += total;
-      try {
-        run(r, f, each);
-      } finally {
-        upfront = saved;
-      }
-    };
-
     // exists: init false, cond @not_strictly_false(!accu), step accu || P.
     // all:    init true,  cond @not_strictly_false(accu),  step accu && P.
     if (init.kind === "const" && init.value.kind === "bool" && call(cond, Op.notStrictlyFalse, 1)) {
@@ -1429,38 +1390,7 @@ class Planner {
         const condCost = isExists ? 3 : 2;
         // The condition, the accumulator read and what the predicate leaves to its caller.
         const iterCost = condCost + 1 + predPart.pending;
-        return (f) => {
-          let err: unknown;
-          let done = false;
-          iterate(f, (fr) => {
-            if (T) {
-              // cel-go evaluates the condition of the element after the deciding one before stopping.
-              if (done) {
-                charge(condCost);
-                return false;
-              }
-              charge(iterCost);
-            }
-            let v: CelValue;
-            try {
-              v = pred(fr);
-            } catch (x) {
-              if (!absorbable(x)) throw x;
-              err ??= x;
-              return true;
-            }
-            if (v === stop) {
-              done = true;
-              return T;
-            }
-            if (v !== !stop) err ??= new CelEvalError(NO_OVERLOAD_LOGIC);
-            return true;
-          });
-          if (T) charge(1);
-          if (done) return stop;
-          if (err !== undefined) throw err;
-          return !stop;
-        };
+        return trackedExistsLoop(range, pred, stop, condCost, iterCost, iterSlot, iter2Slot);
       }
     }
 
@@ -1493,64 +1423,9 @@ class Planner {
         // (and E itself when its cost is static).
         const stepCost = 2 + (this.isConstLiteral(add.args[1]!) ? 0 : LIST_CREATE_BASE_COST) + elemPart.pending;
         const initCost = this.isConstLiteral(init) ? 0 : LIST_CREATE_BASE_COST;
-        if (pred === undefined) {
-          return (f) => {
-            const out: CelValue[] = [];
-            let err: unknown;
-            if (T) charge(initCost);
-            iterate(
-              f,
-              (fr) => {
-                if (T && !upfront) charge(stepCost);
-                try {
-                  const v = elem(fr);
-                  if (err === undefined) out.push(v);
-                } catch (x) {
-                  if (!absorbable(x)) throw x;
-                  err ??= x; // `error + [x]` keeps the first error
-                }
-                return true;
-              },
-              T ? stepCost : 0,
-            );
-            if (T) charge(1);
-            if (err !== undefined) throw err;
-            return out;
-          };
-        }
-        return (f) => {
-          const out: CelValue[] = [];
-          let err: unknown;
-          if (T) charge(initCost);
-          iterate(f, (fr) => {
-            if (T && !upfront && predCost !== 0) charge(predCost);
-            let cv: CelValue;
-            try {
-              cv = pred!(fr);
-            } catch (x) {
-              if (!absorbable(x)) throw x;
-              err = x; // the conditional's own error replaces the accumulator
-              return true;
-            }
-            if (cv !== true && cv !== false) {
-              err = new CelEvalError(NO_OVERLOAD_LOGIC);
-              return true;
-            }
-            if (T && cv) charge(stepCost);
-            if (cv && err === undefined) {
-              try {
-                out.push(elem(fr));
-              } catch (x) {
-                if (!absorbable(x)) throw x;
-                err = x;
-              }
-            }
-            return true;
-          }, T ? predCost : 0);
-          if (T) charge(1);
-          if (err !== undefined) throw err;
-          return out;
-        };
+        return pred === undefined
+          ? trackedMapLoop(range, elem, initCost, stepCost, iterSlot, iter2Slot)
+          : trackedFilterLoop(range, pred, elem, initCost, predCost, stepCost, iterSlot, iter2Slot);
       }
     }
 
@@ -1577,48 +1452,7 @@ class Planner {
         const pred = c === undefined ? undefined : this.expr(c);
         // cel.@mapInsert(accu, …): the accumulator read and the call.
         const initCost = this.isConstLiteral(init) ? 0 : MAP_CREATE_BASE_COST;
-        return (f) => {
-          const out = new Map<CelMapKey, CelValue>();
-          let err: unknown;
-          if (T) charge(initCost);
-          iterate(f, (fr) => {
-            if (pred !== undefined) {
-              let cv: CelValue;
-              try {
-                cv = pred(fr);
-              } catch (x) {
-                if (!absorbable(x)) throw x;
-                err = x;
-                return true;
-              }
-              if (cv !== true && cv !== false) {
-                err = new CelEvalError(NO_OVERLOAD_LOGIC);
-                return true;
-              }
-              if (!cv) return true;
-            }
-            if (T) charge(2);
-            if (err !== undefined) return true;
-            try {
-              if (entryMap) {
-                const m = kEv(fr);
-                if (!(m instanceof Map)) throw noSuchOverload(MAP_INSERT, [out, m]);
-                for (const [k, v] of m as ReadonlyMap<CelMapKey, CelValue>) mapInsertInPlace(out, k, v);
-              } else {
-                const k = kEv(fr);
-                const v = vEv(fr);
-                mapInsertInPlace(out, k, v);
-              }
-            } catch (x) {
-              if (!absorbable(x)) throw x;
-              err = x;
-            }
-            return true;
-          });
-          if (T) charge(1);
-          if (err !== undefined) throw err;
-          return out;
-        };
+        return trackedMapInsertLoop(range, kEv, vEv, entryMap, pred, initCost, iterSlot, iter2Slot);
       }
     }
     return undefined;
@@ -2825,6 +2659,194 @@ function mapInsertLoop(range: Ev, k: Ev, v: Ev, entryMap: boolean, pred: Ev | un
         err = x;
       }
     }
+    if (err !== undefined) throw err;
+    return out;
+  };
+}
+
+// The tracking variant's loops: the same results and error absorption as the loops above, and
+// the cost cel-go's fold charges (the loop condition, the step's accumulator reads, literals and
+// calls, the result's read), charged at the points the planner has always charged it, so an
+// exceeded limit stops the same iteration with the same figures.
+
+/**
+ * Tracking exists / all: each iteration charges the condition, the accumulator read and what the
+ * predicate leaves to its caller (`iterCost`); after the deciding element, cel-go still evaluates
+ * the next element's condition (`condCost`) before stopping; the result's read costs 1.
+ */
+function trackedExistsLoop(range: Ev, pred: Ev, stop: boolean, condCost: number, iterCost: number, iterSlot: number, iter2Slot: number): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const r = range(f);
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    let err: unknown;
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      charge(iterCost);
+      let v: CelValue;
+      try {
+        v = pred(f);
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        err ??= x;
+        continue;
+      }
+      if (v === stop) {
+        if (i + 1 < n) charge(condCost);
+        charge(1);
+        return stop;
+      }
+      if (v !== !stop) err ??= new CelEvalError(NO_OVERLOAD_LOGIC);
+    }
+    charge(1);
+    if (err !== undefined) throw err;
+    return !stop;
+  };
+}
+
+/**
+ * Whether the fixed cost of every iteration of a loop without early exit (map, filter) is charged
+ * before the loop: when all `n` of them fit in what is left of the limit (then the iterations
+ * skip it); otherwise each iteration charges its own, so an exceeded limit stops the loop where
+ * it is exceeded. Either way the total is exact.
+ */
+function chargeUpfront(n: number, perIter: number): boolean {
+  const total = n * perIter;
+  if (COST.acc + total > COST.limit) return false;
+  COST.acc += total;
+  return true;
+}
+
+/** Tracking map / transformList: `initCost` for the accumulator, `stepCost` per element, 1 for the result. */
+function trackedMapLoop(range: Ev, elem: Ev, initCost: number, stepCost: number, iterSlot: number, iter2Slot: number): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const out: CelValue[] = [];
+    let err: unknown;
+    charge(initCost);
+    const r = range(f);
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    const upfront = stepCost !== 0 && chargeUpfront(n, stepCost);
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      if (!upfront) charge(stepCost);
+      try {
+        const v = elem(f);
+        if (err === undefined) out.push(v);
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        err ??= x; // `error + [x]` keeps the first error
+      }
+    }
+    charge(1);
+    if (err !== undefined) throw err;
+    return out;
+  };
+}
+
+/**
+ * Tracking filter / map with a predicate: what the predicate leaves to its caller (`predCost`)
+ * per element (up front when it fits, see `chargeUpfront`), `stepCost` per element kept.
+ */
+function trackedFilterLoop(range: Ev, pred: Ev, elem: Ev, initCost: number, predCost: number, stepCost: number, iterSlot: number, iter2Slot: number): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const out: CelValue[] = [];
+    let err: unknown;
+    charge(initCost);
+    const r = range(f);
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    const perIter = predCost !== 0 && !chargeUpfront(n, predCost) ? predCost : 0;
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      if (perIter !== 0) charge(perIter);
+      let cv: CelValue;
+      try {
+        cv = pred(f);
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        err = x; // the conditional's own error replaces the accumulator
+        continue;
+      }
+      if (cv !== true && cv !== false) {
+        err = new CelEvalError(NO_OVERLOAD_LOGIC);
+        continue;
+      }
+      if (cv) {
+        charge(stepCost);
+        if (err === undefined) {
+          try {
+            out.push(elem(f));
+          } catch (x) {
+            if (!absorbable(x)) throw x;
+            err = x;
+          }
+        }
+      }
+    }
+    charge(1);
+    if (err !== undefined) throw err;
+    return out;
+  };
+}
+
+/** Tracking transformMap / transformMapEntry: `initCost` for the accumulator, 2 per insertion (the accumulator read and the call), 1 for the result. */
+function trackedMapInsertLoop(
+  range: Ev,
+  k: Ev,
+  v: Ev,
+  entryMap: boolean,
+  pred: Ev | undefined,
+  initCost: number,
+  iterSlot: number,
+  iter2Slot: number,
+): Ev {
+  const two = iter2Slot >= 0;
+  return (f) => {
+    const out = new Map<CelMapKey, CelValue>();
+    let err: unknown;
+    charge(initCost);
+    const r = range(f);
+    const it = mapEntries(r, two);
+    const n = rangeSize(r);
+    for (let i = 0; i < n; i++) {
+      bindElement(f, r, it, i, iterSlot, iter2Slot);
+      if (pred !== undefined) {
+        let cv: CelValue;
+        try {
+          cv = pred(f);
+        } catch (x) {
+          if (!absorbable(x)) throw x;
+          err = x;
+          continue;
+        }
+        if (cv !== true && cv !== false) {
+          err = new CelEvalError(NO_OVERLOAD_LOGIC);
+          continue;
+        }
+        if (!cv) continue;
+      }
+      charge(2);
+      if (err !== undefined) continue;
+      try {
+        if (entryMap) {
+          const m = k(f);
+          if (!(m instanceof Map)) throw noSuchOverload(MAP_INSERT, [out, m]);
+          for (const [mk, mv] of m as ReadonlyMap<CelMapKey, CelValue>) mapInsertInPlace(out, mk, mv);
+        } else {
+          const key = k(f);
+          const val = v(f);
+          mapInsertInPlace(out, key, val);
+        }
+      } catch (x) {
+        if (!absorbable(x)) throw x;
+        err = x;
+      }
+    }
+    charge(1);
     if (err !== undefined) throw err;
     return out;
   };
