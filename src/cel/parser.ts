@@ -750,31 +750,12 @@ class Parser implements MacroHelper {
 
   /** The `||` chain whose first term is `first`. */
   private parseOr(first: Expr): Expr {
-    if (this.kinds[this.p] !== Tok.LOGICAL_OR) return first;
-    let h = this.h;
-    const pos0 = this.starts[this.p++] as number;
-    const second = this.parseAndTerm();
-    if (this.h > h) h = this.h;
-    const id0 = this.newId(pos0);
-    if (this.kinds[this.p] !== Tok.LOGICAL_OR) {
-      // Two terms (the usual case): the one call balanced() would make, without its arrays.
-      this.h = h;
-      return { kind: "call", id: id0, fn: Op.logicalOr, args: [first, second] };
-    }
-    // Three terms or more (arrays made to measure for three: a push onto a full array grows it).
-    const pos2 = this.starts[this.p++] as number;
-    const third = this.parseAndTerm();
-    if (this.h > h) h = this.h;
-    const terms: Expr[] = [first, second, third];
-    const ops: number[] = [id0, this.newId(pos2)];
-    while (this.kinds[this.p] === Tok.LOGICAL_OR) {
-      const pos = this.starts[this.p++] as number;
-      terms.push(this.parseAndTerm());
-      if (this.h > h) h = this.h;
-      ops.push(this.newId(pos));
-    }
-    this.h = h;
-    return balanced(Op.logicalOr, terms, ops, 0, ops.length - 1);
+    return this.parseLogical(first, true);
+  }
+
+  /** The `&&` chain whose first term is `first`. */
+  private parseAnd(first: Expr): Expr {
+    return this.parseLogical(first, false);
   }
 
   /** A term of `||`: an `&&` chain (parseAnd called only when its operator follows). */
@@ -783,33 +764,40 @@ class Parser implements MacroHelper {
     return this.kinds[this.p] === Tok.LOGICAL_AND ? this.parseAnd(first) : first;
   }
 
-  /** The `&&` chain whose first term is `first`. */
-  private parseAnd(first: Expr): Expr {
-    if (this.kinds[this.p] !== Tok.LOGICAL_AND) return first;
+  /** A term of an `||` (`or`) or `&&` chain. */
+  private logicalTerm(or: boolean): Expr {
+    return or ? this.parseAndTerm() : this.parseBinary(1);
+  }
+
+  /** The `||` (`or`) or `&&` chain whose first term is `first`, balanced as cel-go balances it. */
+  private parseLogical(first: Expr, or: boolean): Expr {
+    const tok = or ? Tok.LOGICAL_OR : Tok.LOGICAL_AND;
+    if (this.kinds[this.p] !== tok) return first;
+    const fn = or ? Op.logicalOr : Op.logicalAnd;
     let h = this.h;
     const pos0 = this.starts[this.p++] as number;
-    const second = this.parseBinary(1);
+    const second = this.logicalTerm(or);
     if (this.h > h) h = this.h;
     const id0 = this.newId(pos0);
-    if (this.kinds[this.p] !== Tok.LOGICAL_AND) {
+    if (this.kinds[this.p] !== tok) {
       // Two terms (the usual case): the one call balanced() would make, without its arrays.
       this.h = h;
-      return { kind: "call", id: id0, fn: Op.logicalAnd, args: [first, second] };
+      return { kind: "call", id: id0, fn, args: [first, second] };
     }
     // Three terms or more (arrays made to measure for three: a push onto a full array grows it).
     const pos2 = this.starts[this.p++] as number;
-    const third = this.parseBinary(1);
+    const third = this.logicalTerm(or);
     if (this.h > h) h = this.h;
     const terms: Expr[] = [first, second, third];
     const ops: number[] = [id0, this.newId(pos2)];
-    while (this.kinds[this.p] === Tok.LOGICAL_AND) {
+    while (this.kinds[this.p] === tok) {
       const pos = this.starts[this.p++] as number;
-      terms.push(this.parseBinary(1));
+      terms.push(this.logicalTerm(or));
       if (this.h > h) h = this.h;
       ops.push(this.newId(pos));
     }
     this.h = h;
-    return balanced(Op.logicalAnd, terms, ops, 0, ops.length - 1);
+    return balanced(fn, terms, ops, 0, ops.length - 1);
   }
 
   /**
