@@ -684,7 +684,7 @@ class Checker {
       // `has(a.b.c)`: the operand is a select chain (the macro's rule), checked without the dispatch.
       const op = e.operand;
       const operand = op.kind === "select" ? this.checkSelect(op) : this.check(op);
-      this.selectField(e, operand, e.field, false);
+      this.selectField(e, e.field, false);
       this.setType(e.id, BOOL);
       return operand === op ? e : { ...e, operand };
     }
@@ -726,7 +726,7 @@ class Checker {
         for (let i = n - 1; i >= 0; i--) {
           let s = e;
           for (let k = 0; k < i; k++) s = s.operand as SelectExpr;
-          this.selectField(s, operand, s.field, false);
+          this.selectField(s, s.field, false);
           this.setType(s.id, substitute(this.mapping, this.selectType, false));
           operand = operand === s.operand ? s : { ...s, operand };
         }
@@ -749,12 +749,12 @@ class Checker {
    */
   private checkSelectField(e: { readonly id: number }, operandExpr: Expr, field: string, optional: boolean): Expr {
     const operand = this.check(operandExpr);
-    this.selectField(e, operand, field, optional);
+    this.selectField(e, field, optional);
     return operand;
   }
 
   /** Types `operand.field` (or `operand.?field`) for the operand just checked: leaves it in {@link selectType}. */
-  private selectField(e: { readonly id: number }, operand: Expr, field: string, optional: boolean): void {
+  private selectField(e: { readonly id: number }, field: string, optional: boolean): void {
     // (The operand has just been checked: its type is `last`.)
     const operandType = substitute(this.mapping, this.last, false);
     const isOpt = isOptional(operandType);

@@ -18,7 +18,7 @@
  * tries the variables `a.b.c`, `a.b`, `a` (each under the container's prefixes),
  * longest first; and calls dispatch on the run-time types of their arguments.
  */
-import { ACCUMULATOR, Op, type CallExpr, type IdentExpr, type ComprehensionExpr, type Expr, type ParsedExpr, type SelectExpr } from "./ast.js";
+import { Op, type CallExpr, type ComprehensionExpr, type Expr, type ParsedExpr, type SelectExpr } from "./ast.js";
 import type { CheckedExpr } from "./checked.js";
 import { isChecked } from "./checked.js";
 import type { FunctionDecl, Impl, OverloadDecl } from "./decls.js";
