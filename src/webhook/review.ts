@@ -32,7 +32,6 @@ import {
 } from "../admission/request.js";
 import { evaluate, type EvaluateResult, type JsonObject, type JsonValue, type Trace } from "../admission/index.js";
 import { kyvernoWebhookStage, type KyvernoOutcome } from "../admission/kyverno/index.js";
-import type { MutatingPolicy } from "../policy/kyverno/index.js";
 import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
 import type { PolicySnapshot } from "./policies.js";
 

@@ -24,7 +24,7 @@
  */
 import { func, memberOverload, overload, type FunctionDecl, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
-import { celCompare, celEquals, celEqualsOrFalse } from "../runtime/equality.js";
+import { celCompare, celEqualsOrFalse } from "../runtime/equality.js";
 import { BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT, listType, typeParam, type CelType } from "../types.js";
 import { goSortSlice } from "./go-sort.js";
 import { CelDuration, CelTimestamp, CelUint, type CelValue } from "../values.js";
