@@ -1493,7 +1493,6 @@ const ATOM_SCAN = 8;
 
 const OPT_SELECT_REFERENCE: Reference = Object.freeze({ overloadIds: Object.freeze(["select_optional_field"]) });
 
-
 /**
  * Expression id → value, stored densely by id (ids are small and allocated in
  * sequence), as the checker's `typeMap` and `referenceMap`. Iterates in id order.
