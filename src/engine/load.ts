@@ -192,8 +192,14 @@ export function load(documents: readonly EngineDocument[], options: LoadOptions 
     const v = d.value as JsonObject;
     if (v.apiVersion === "v1" && v.kind === "Namespace") {
       const name = metaField(v, "name");
-      if (name === undefined || name === "") input(d.source, `metadata.name: Required value: a Namespace needs a name`);
-      else namespaces.set(name, replay ? v : storedNamespace(v));
+      if (name === undefined || name === "") {
+        input(d.source, `metadata.name: Required value: a Namespace needs a name`);
+        continue;
+      }
+      const ns = replay ? v : storedNamespace(v);
+      namespaces.set(name, ns);
+      // A Namespace is also a param when a policy's paramKind is v1 Namespace.
+      if (paramKinds.has("v1/Namespace")) paramObjects.push(ns);
       continue;
     }
     if (options.closedWorld === true) {
@@ -210,7 +216,7 @@ export function load(documents: readonly EngineDocument[], options: LoadOptions 
     paramObjects.push(v);
   }
   // resource.Get/List see the param objects and namespaces too (the objects "in the cluster").
-  for (const o of [...paramObjects, ...namespaces.values()]) resources.addObject(o as never);
+  for (const o of new Set([...paramObjects, ...namespaces.values()])) resources.addObject(o as never);
 
   const policyByName = new Map(policies.map((p) => [p.metadata.name, p]));
   if (options.closedWorld === true) {
