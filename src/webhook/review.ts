@@ -134,7 +134,7 @@ export function observationsOf(trace: Trace): Pick<ReviewReply, "checks" | "invo
       let mutationError = false;
       for (const m of inv.mutations) {
         if (m.outcome === "skipped") continue;
-        const errorType = m.outcome === "error" || m.outcome === "aborted" ? policyErrorType(m.error) : "no_error";
+        const errorType = m.outcome === "error" || m.outcome === "aborted" ? policyErrorType(m.errorKind ?? "invalid") : "no_error";
         if (errorType !== "no_error") mutationError = true;
         checks.push({ policy: inv.policy, binding: inv.binding, errorType, ...(m.seconds !== undefined ? { seconds: m.seconds } : {}) });
       }
@@ -361,11 +361,12 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     log: { ...log, ...extra },
     ...observed,
   });
-  const serverFailure = (outcome: RequestOutcome, code: number, reason: string, message: string): ReviewReply => {
+  /** `logExtra`: more for the log line only (an internal error's stack), never for the response. */
+  const serverFailure = (outcome: RequestOutcome, code: number, reason: string, message: string, logExtra: Record<string, unknown> = {}): ReviewReply => {
     if (s.failurePolicy === "Ignore") {
-      return reply(outcome, { uid: request.uid, allowed: true, warnings: [`celmap webhook: ${message} (failure policy Ignore: admitted unchanged)`] }, { error: message });
+      return reply(outcome, { uid: request.uid, allowed: true, warnings: [`celmap webhook: ${message} (failure policy Ignore: admitted unchanged)`] }, { error: message, ...logExtra });
     }
-    return reply(outcome, { uid: request.uid, allowed: false, status: failureStatus(code, reason, `celmap webhook: ${message}`) }, { error: message });
+    return reply(outcome, { uid: request.uid, allowed: false, status: failureStatus(code, reason, `celmap webhook: ${message}`) }, { error: message, ...logExtra });
   };
 
   if (ownNamespaceRequest(request, s.ownNamespace)) {
@@ -401,7 +402,8 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     };
     result = live !== undefined && snapshot.kyvernoPolicies.length > 0 ? live.during(env.deadline, env.now, run) : run();
   } catch (e) {
-    return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    // A celmap bug (the engine never throws for bad input): the log gets the stack, the response only the message.
+    return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`, e instanceof Error && e.stack !== undefined ? { stack: e.stack } : {});
   }
   const observed = observationsOf(result.trace);
   // A call cut at the deadline (an http.* call bounded by what was left of it) may return a hair

@@ -274,7 +274,8 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   if (errors.length > 0) {
     for (const e of errors) io.stderr(`${errColor.red("error")}: ${e}\n`);
     io.stderr(`celmap eval: ${errors.length} input error${errors.length === 1 ? "" : "s"}; nothing evaluated\n`);
-    return ExitCode.usage;
+    // By the engine's error kind: a celmap bug (e.g. a translation that does not validate) is exit 3, bad input 2.
+    return built.errors.some((e) => e.kind === "internal") ? ExitCode.internal : ExitCode.usage;
   }
   for (const w of built.warnings) io.stderr(`${errColor.yellow("warning")}: ${w}\n`);
   for (const c of gk.conflicts ?? []) io.stderr(`${errColor.yellow("warning")}: ${c}\n`);
