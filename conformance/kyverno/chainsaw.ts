@@ -30,8 +30,8 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { kyvernoWebhookStage, type KyvernoContext, type KyvernoOutcome } from "../../src/admission/kyverno/index.js";
-import { evaluate, gvkOfObject, newAdmissionRequest, type GroupVersionKind, type JsonObject } from "../../src/admission/index.js";
+import type { KyvernoOutcome } from "../../src/admission/kyverno/index.js";
+import { gvkOfObject, type JsonObject } from "../../src/admission/index.js";
 import {
   liveHttpResult,
   OfflineGlobalContextProvider,
@@ -215,15 +215,6 @@ export function runChainsawCase(dir: string, options: RunOptions = {}): CaseRepo
     resources.addObject(o as never);
   };
   store({ apiVersion: "v1", kind: "Namespace", metadata: { name: ephemeral, labels: { "kubernetes.io/metadata.name": ephemeral } }, status: { phase: "Active" } });
-  const ctx = (): KyvernoContext => ({
-    catalog: session.catalog,
-    schemas: session.schemas,
-    namespaces: (n) => cluster.get("v1", "Namespace", "", n),
-    providers,
-    exceptions,
-    ...(session.defaulter !== undefined ? { defaulter: session.defaulter } : {}),
-  });
-
   const docsOf = (op: Json): { docs: JsonObject[]; label: string; error?: string } => {
     if (isMap(op.resource)) return { docs: [op.resource as JsonObject], label: `${String(op.resource.kind)} ${String((op.resource.metadata as Json)?.name)}` };
     const file = resolve(dir, String(op.file));
