@@ -1,0 +1,43 @@
+/**
+ * Starts one kube-apiserver (celmap-testcluster, e2e/cluster/) for the whole e2e run and always
+ * stops it: the teardown SIGTERMs it (SIGKILL after 25 s), and if vitest itself dies the launcher
+ * sees its stdin close and shuts down. Without Go the suite is skipped with one line.
+ */
+import type { TestProject } from "vitest/node";
+import { buildLauncher, goVersion, startCluster, type ClusterInfo, type RunningCluster } from "../../e2e/launch.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    cluster: ClusterInfo | null;
+    skipReason: string;
+  }
+}
+
+let running: RunningCluster | undefined;
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const go = goVersion();
+  if (go === undefined) {
+    const reason = "go not found on PATH (the e2e suite builds kube-apiserver from k8s.io/kubernetes)";
+    console.log(`apiserver e2e: skipped: ${reason}`);
+    project.provide("cluster", null);
+    project.provide("skipReason", reason);
+    return async () => {};
+  }
+  const build = buildLauncher((l) => console.log(`[e2e] ${l}`));
+  console.log(`[e2e] ${go}; celmap-testcluster ${build.cached ? "cached" : "built"} in ${(build.ms / 1000).toFixed(1)} s`);
+  running = await startCluster(build.binary);
+  console.log(`[e2e] kube-apiserver ${running.info.version} ready at ${running.info.server} in ${(running.info.startupMs / 1000).toFixed(1)} s`);
+  project.provide("cluster", running.info);
+  project.provide("skipReason", "");
+  const onExit = (): void => {
+    void running?.stop(1000);
+  };
+  process.once("SIGINT", onExit);
+  process.once("SIGTERM", onExit);
+  return async () => {
+    const t = Date.now();
+    await running?.stop();
+    console.log(`[e2e] cluster stopped in ${Date.now() - t} ms`);
+  };
+}

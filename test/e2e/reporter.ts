@@ -1,0 +1,25 @@
+/** Prints `apiserver e2e: N passed, N failed` (and the expected failures, each naming its blocker). */
+import type { Reporter, TestModule } from "vitest/node";
+
+export default class E2eSummary implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    const expectedFail: string[] = [];
+    for (const m of modules) {
+      for (const t of m.children.allTests()) {
+        const s = t.result().state;
+        if (s === "passed") {
+          passed++;
+          if (t.options.fails) expectedFail.push(t.name);
+        } else if (s === "failed") failed++;
+        else skipped++;
+      }
+      if (m.state() === "failed" && [...m.children.allTests()].length === 0) failed++;
+    }
+    const extra = [skipped > 0 ? `${skipped} skipped` : "", expectedFail.length > 0 ? `${expectedFail.length} of the passed are known failures (it.fails)` : ""].filter((x) => x !== "");
+    console.log(`apiserver e2e: ${passed} passed, ${failed} failed${extra.length > 0 ? ` (${extra.join("; ")})` : ""}`);
+    for (const n of expectedFail) console.log(`  known failure: ${n}`);
+  }
+}
