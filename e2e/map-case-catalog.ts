@@ -158,6 +158,14 @@ export const catalog: CatalogCase[] = [
   // Variables, matchConditions
   c("var-in-ac", pod, policy(pods, [AC('Object{metadata: Object.metadata{annotations: {"containers": string(variables.n)}}}')], { variables: [{ name: "n", expression: "size(object.spec.containers)" }] }), "a variable used in AC"),
   c("var-chain", pod, policy(pods, [AC('Object{metadata: Object.metadata{annotations: {"first": variables.b}}}')], { variables: [{ name: "a", expression: "object.spec.containers[0].name" }, { name: "b", expression: "variables.a + '-first'" }] }), "variables: the second uses the first"),
+  c(
+    "var-typed-in-map-literal",
+    pod,
+    policy(pods, [AC('Object{metadata: Object.metadata{annotations: {"team": variables.team, "containers": string(variables.n)}}}')], {
+      variables: [{ name: "team", expression: "object.metadata.labels.?team.orValue('none')" }, { name: "n", expression: "size(object.spec.containers)" }],
+    }),
+    "a map literal mixing a string variable with a string() call: are variables typed (string) or dyn at compile time?",
+  ),
   c("mc-true", pod, policy(pods, [AC('Object{metadata: Object.metadata{labels: {"matched": "yes"}}}')], { matchConditions: [{ name: "is-web", expression: "object.metadata.labels.app == 'web'" }] }), "matchCondition true"),
   c("mc-false", pod, policy(pods, [AC('Object{metadata: Object.metadata{labels: {"matched": "yes"}}}')], { matchConditions: [{ name: "is-api", expression: "object.metadata.labels.app == 'api'" }] }), "matchCondition false: no-op (twin of mc-true)"),
   c("mc-error-fail", pod, policy(pods, [AC('Object{metadata: Object.metadata{labels: {"matched": "yes"}}}')], { matchConditions: [{ name: "bad", expression: "object.metadata.labels.missing == 'x'" }] }), "matchCondition error, failurePolicy Fail"),

@@ -42,8 +42,11 @@ interface Outcome {
   gone?: boolean;
 }
 
-/** Cases whose policy must leave the object as it was. */
-const NO_OP = new Set(["match-condition-false-no-op", "cel-error-ignore"]);
+/**
+ * Cases whose policy must leave the object as it was. A failed JSONPatch `test` op is not an error:
+ * the patch is not applied (AS plugin/policy/mutating/patch/json_patch.go, jsonpatch.ErrTestFailed).
+ */
+const NO_OP = new Set(["match-condition-false-no-op", "cel-error-ignore", "jp-test-op-fails"]);
 
 const whNs = (i: number): string => `pw-${i}`;
 const natNs = (i: number): string => `pn-${i}`;

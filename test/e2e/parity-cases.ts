@@ -95,7 +95,7 @@ export const parityCases: ParityCase[] = [
     policy: {
       matchConditions: [{ name: "has-app", expression: "has(object.metadata.labels) && 'app' in object.metadata.labels" }],
       variables: [{ name: "team", expression: "object.metadata.labels.?team.orValue('none')" }, { name: "n", expression: "size(object.spec.containers)" }],
-      mutations: [ac('Object{metadata: Object.metadata{annotations: {"team": variables.team, "containers": string(variables.n)}}}')],
+      mutations: [ac('Object{metadata: Object.metadata{annotations: {"team": variables.team}, labels: {"containers": string(variables.n)}}}')],
     },
     request: (ns) => ({ op: "CREATE", object: pod("web", ns, { labels: { app: "web", team: "blue" } }) }),
   },
@@ -150,6 +150,7 @@ export const parityCases: ParityCase[] = [
   },
   {
     name: "jp-test-op-fails",
+    note: "a failed test op: the patch is not applied, no error",
     policy: { mutations: [jp('[JSONPatch{op: "test", path: "/spec/containers/0/image", value: "not-this"}, JSONPatch{op: "add", path: "/metadata/labels/x", value: "y"}]')] },
     request: (ns) => ({ op: "CREATE", object: pod("web", ns) }),
   },
@@ -167,11 +168,14 @@ export const parityCases: ParityCase[] = [
     request: (ns) => ({ op: "STATUS", initial: pod("web", ns), status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] } }),
   },
   {
-    name: "delete-with-erroring-policy",
+    // MAP resourceRules do not accept DELETE (API validation); "*" does, and on DELETE there is no
+    // object to patch (the dispatcher skips the patchers): the Pod is deleted. The webhook is sent
+    // the DELETE (its rules include it) and must answer the same.
+    name: "delete-with-star-operations",
     policy: {
-      resources: [rule([""], ["v1"], ["pods"], ["DELETE"])],
-      matchConditions: [{ name: "protected", expression: "oldObject.metadata.?labels.?protect.orValue('') == 'yes'" }],
-      mutations: [ac('Object{metadata: Object.metadata{labels: {"deleted-by": request.userInfo.username}}}')],
+      resources: [rule([""], ["v1"], ["pods"], ["*"])],
+      matchConditions: [{ name: "protected", expression: "(object != null ? object : oldObject).metadata.?labels.?protect.orValue('') == 'yes'" }],
+      mutations: [ac('Object{metadata: Object.metadata{labels: {"seen-by": request.operation}}}')],
     },
     request: (ns) => ({ op: "DELETE", initial: pod("web", ns, { labels: { app: "web", protect: "yes" } }) }),
   },

@@ -45,7 +45,8 @@ export function yamlDocs(text: string): Obj[] {
 }
 
 export function toYaml(docs: readonly Obj[]): string {
-  return docs.map((d) => stringify(d)).join("---\n");
+  // YAML 1.1 quoting: kubectl (and celmap) read `n`, `y`, `on`, `off` unquoted as booleans.
+  return docs.map((d) => stringify(d, { version: "1.1" })).join("---\n");
 }
 
 export function tempDir(prefix: string): string {
@@ -70,6 +71,8 @@ export interface WebhookProcess {
   stop(): Promise<void>;
   /** The webhook's /readyz over HTTPS. */
   ready(): Promise<boolean>;
+  /** The sum of celmap_webhook_requests_total over its labels (from /metrics). */
+  requests(): Promise<number>;
 }
 
 /** Starts `celmap webhook <args>` on 127.0.0.1 with a fresh certificate; resolves once /readyz is 200. */
@@ -115,6 +118,17 @@ export async function startWebhook(args: readonly string[], opts: { pki?: Pki } 
       if (opts.pki === undefined) rmSync(pki.dir, { recursive: true, force: true });
     },
     ready,
+    requests: () =>
+      new Promise((res, rej) => {
+        const req = request({ host: "127.0.0.1", port, path: "/metrics", method: "GET", agent, timeout: 5000 }, (r) => {
+          let t = "";
+          r.setEncoding("utf8");
+          r.on("data", (x: string) => (t += x));
+          r.on("end", () => res(t.split("\n").filter((l) => l.startsWith("celmap_webhook_requests_total")).reduce((a, l) => a + Number(l.split(" ").pop()), 0)));
+        });
+        req.on("error", rej);
+        req.end();
+      }),
   };
   const deadline = Date.now() + 60_000;
   while (!(await ready())) {

@@ -138,6 +138,8 @@ func run(keep bool, verbosity string, readyTimeout time.Duration) error {
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--allow-privileged=true",
+		// The "kubernetes" Service cannot point at a loopback address; no controller needs it.
+		"--endpoint-reconciler-type=none",
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
 		"--runtime-config=admissionregistration.k8s.io/v1=true",
