@@ -50,6 +50,15 @@ function errorOf(r: KubeResponse, creation: boolean): { error: string; errorClas
   return { error: full, errorClass: `status${r.status}`, full };
 }
 
+/** The case format writes a mutation as {patchType, expression} (map-cases.yaml header). */
+function caseFormatPolicy(spec: Obj): Obj {
+  const mutations = (spec.mutations as Obj[]).map((m) => ({
+    patchType: m.patchType,
+    expression: ((m.applyConfiguration ?? m.jsonPatch) as Obj).expression,
+  }));
+  return { ...spec, mutations };
+}
+
 async function main(): Promise<void> {
   const out = resolve(arg("--out") ?? join(repoRoot, "conformance/cases/map/apiserver-generated.yaml"));
   const build = buildLauncher((l) => console.error(l));
@@ -167,10 +176,11 @@ async function main(): Promise<void> {
         harness: "apiserver",
         operation: c.update !== undefined ? "UPDATE" : "CREATE",
         namespaceObject: p.namespaceObject,
+        request: { dryRun: true, userInfo: { username: "admin", uid: "admin-uid", groups: ["system:masters", "system:authenticated"] } },
         ...(p.params.length > 0 ? { paramObjects: p.params } : {}),
         object: p.object,
         ...(p.oldObject !== undefined ? { oldObject: p.oldObject } : {}),
-        policy: c.policy,
+        policy: caseFormatPolicy(c.policy),
         ...(p.created !== undefined ? {} : { bindings: [binding(c)] }),
         expect,
         notes,
