@@ -147,6 +147,13 @@ async function main(): Promise<void> {
       const r = await k.request("POST", collectionPath(probe), probe, { dryRun: true });
       return ((r.body.metadata as Obj | undefined)?.annotations as Obj | undefined)?.probe === "active";
     }, 60_000);
+    // A binding's param informer starts when the binding appears and may not have listed yet when
+    // the probe acts: for cases whose params exist, wait while the answer is "no params found".
+    for (const p of prepared) {
+      if (p.params.length === 0 || p.created !== undefined || p.c.update !== undefined) continue;
+      const obj = p.c.object(nsOf(p.c));
+      await waitFor(`param informer for ${p.c.name}`, async () => !message(await k.request("POST", collectionPath(obj), obj, { dryRun: true })).includes("no params found"));
+    }
     // 3. The requests again.
     const cases: Obj[] = [];
     for (const p of prepared) {

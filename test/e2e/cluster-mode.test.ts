@@ -11,11 +11,10 @@ import { request } from "node:https";
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectionPath, message, waitFor, type Kube, type Obj } from "../../e2e/kube.js";
-import { ac, cluster, configMap, mapPolicy, pod, rule, skipReason, startWebhook, tempDir, webhookConfiguration, writeYaml, type WebhookProcess } from "./support.js";
+import { ac, cluster, configMap, mapPolicy, pod, rule, startWebhook, tempDir, webhookConfiguration, writeYaml, type WebhookProcess } from "./support.js";
 
 const kube = cluster();
 const d = kube === undefined ? describe.skip : describe;
-if (kube === undefined) console.log(`cluster-mode e2e: skipped: ${skipReason()}`);
 
 const NS = "cm-main";
 const WIDGETS: Obj = {

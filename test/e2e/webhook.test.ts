@@ -19,7 +19,6 @@ import {
   mapPolicy,
   pod,
   rule,
-  skipReason,
   startWebhook,
   tempDir,
   webhookConfiguration,
@@ -29,7 +28,6 @@ import {
 
 const kube = cluster();
 const d = kube === undefined ? describe.skip : describe;
-if (kube === undefined) console.log(`webhook e2e: skipped: ${skipReason()}`);
 
 const NS = "wh-main";
 const MWC = "celmap-e2e-main";
