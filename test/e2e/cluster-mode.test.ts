@@ -162,7 +162,7 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
     await k.namespace(NS);
     await k.namespace("cm-plain");
     await k.namespace("cm-selected");
-    wh = await startWebhook(["--kubeconfig", k.info.kubeconfig]);
+    wh = await startWebhook(["--kubeconfig", k.info.kubeconfig, "--param-resource", "v1/configmaps=ConfigMap"]);
   });
 
   afterAll(async () => {
@@ -215,9 +215,7 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
     await k.remove(policy("green")[1]!);
   });
 
-  // `celmap webhook` has no flag for ClusterSourceOptions.paramResources (the chart grants RBAC for
-  // clusterSource.paramResources but never passes them), so param objects are never watched.
-  it.fails("params: a ConfigMap param created and edited in the apiserver is served (BLOCKED: no CLI flag sets ClusterSourceOptions.paramResources)", async () => {
+  it("params (--param-resource v1/configmaps=ConfigMap): a ConfigMap param created and edited in the apiserver is served", async () => {
     const docs = mapPolicy(
       "cm-param",
       { paramKind: { apiVersion: "v1", kind: "ConfigMap" }, mutations: [ac('Object{metadata: Object.metadata{labels: {"tier": params.data.tier}}}')] },
