@@ -81,7 +81,7 @@ export async function startWebhook(args: readonly string[], opts: { pki?: Pki } 
   const port = await freePort();
   const proc = spawn(
     process.execPath,
-    [cliMain, "webhook", ...args, "--address", "127.0.0.1", "--port", String(port), "--tls-cert", pki.serverCert, "--tls-key", pki.serverKey, "--namespace", "celmap", "--log-level", "info"],
+    [cliMain, "webhook", ...args, "--address", "127.0.0.1", "--port", String(port), "--tls-cert", pki.serverCert, "--tls-key", pki.serverKey, "--namespace", "celmap", "--log-level", process.env.CELMAP_E2E_WEBHOOK_LOG ?? "info"],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } },
   );
   let out = "";
