@@ -145,7 +145,8 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
   const k = kube!;
   let wh: WebhookProcess;
   const cleanup: Obj[] = [];
-  const dir = tempDir("cluster-mode");
+  // Made in beforeAll: a skipped suite (no Go) leaves nothing behind.
+  let dir = "";
 
   /** The apiserver's defaulted Pod for `ns` (dry-run; no policy binds the plain namespace). */
   const defaultedPod = async (name: string, ns: string): Promise<Obj> => {
@@ -159,6 +160,7 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
     (((await review(wh, await defaultedPod(name, ns), podResource)).patched.metadata as Obj).labels as Record<string, string> | undefined)?.[key];
 
   beforeAll(async () => {
+    dir = tempDir("cluster-mode");
     await k.namespace(NS);
     await k.namespace("cm-plain");
     await k.namespace("cm-selected");
@@ -168,7 +170,7 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
   afterAll(async () => {
     for (const o of cleanup.reverse()) await k.remove(o).catch(() => {});
     await wh?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== "") rmSync(dir, { recursive: true, force: true });
     k.close();
   });
 
