@@ -265,9 +265,7 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
     expect(stored.spec).toEqual(widgetExpectedSpec);
   });
 
-  // Known bug (engine helper's branch): `celmap webhook -f` with a CRD file answers 503
-  // "Resource kind e2e.celmap.io/v1, Kind=Widget not found" for the CRD's objects.
-  it.fails("celmap webhook -f with the CRD file, registered: a Widget CREATE is mutated by the schema (BLOCKED: -f with a CRD answers 503 'Resource kind ... not found', engine branch)", async () => {
+  it("celmap webhook -f with the CRD file, registered: a Widget CREATE is mutated by the schema", async () => {
     await k.namespace("cm-crd-wh", { "e2e.celmap.io/webhook": "crd" });
     writeYaml(dir, "widgets.yaml", [WIDGETS, ...widgetPolicy(["cm-crd-wh"])]);
     const fileWh = await startWebhook(["-f", dir]);
