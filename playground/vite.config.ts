@@ -25,7 +25,7 @@ export const NODE_STUBS: Readonly<Record<string, readonly string[]>> = {
   "src/cli/options.ts": ["node:util"], // parseArgs, beside UsageError (imported by cli/commands/translate.ts)
 };
 
-function browserSafety(): Plugin {
+export function browserSafety(): Plugin {
   return {
     name: "celmap-browser-safety",
     enforce: "pre",

@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 /** `npm run test:browser`: the playground in Debian's chromium (playwright-core), against dist/playground. */
 export default defineConfig({
   test: {
-    include: ["playground/test/**/*.browser.test.ts"],
+    include: ["playground/test/**/*.test.ts"],
     pool: "forks",
     maxWorkers: 1,
     fileParallelism: false,

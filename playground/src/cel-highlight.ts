@@ -99,18 +99,38 @@ function build(view: EditorView): DecorationSet {
   return builder.finish();
 }
 
-/** Marks CEL inside YAML. */
-export function celInYaml(): Extension {
+/** Every line is CEL (the scratchpad). */
+function buildAll(view: EditorView): DecorationSet {
+  const doc = view.state.doc;
+  const builder = new RangeSetBuilder<Decoration>();
+  for (let n = 1; n <= doc.lines; n++) {
+    const line = doc.line(n);
+    tokenize(builder, line.text, line.from);
+  }
+  return builder.finish();
+}
+
+function marker(fn: (view: EditorView) => DecorationSet): Extension {
   return ViewPlugin.fromClass(
     class {
       decorations: DecorationSet;
       constructor(view: EditorView) {
-        this.decorations = build(view);
+        this.decorations = fn(view);
       }
       update(u: ViewUpdate): void {
-        if (u.docChanged) this.decorations = build(u.view);
+        if (u.docChanged) this.decorations = fn(u.view);
       }
     },
     { decorations: (v) => v.decorations },
   );
+}
+
+/** Marks CEL inside YAML. */
+export function celInYaml(): Extension {
+  return marker(build);
+}
+
+/** Marks a whole CEL document (the scratchpad's expression). */
+export function celMarks(): Extension {
+  return [celLanguage, marker(buildAll)];
 }

@@ -8,7 +8,7 @@ import { yaml } from "@codemirror/lang-yaml";
 import { EditorState, type Extension } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
-import { celInYaml, celLanguage } from "./cel-highlight.js";
+import { celInYaml, celMarks } from "./cel-highlight.js";
 
 export interface EditorProblem {
   readonly line?: number;
@@ -46,7 +46,7 @@ export function createEditor(parent: HTMLElement, opts: { language: "yaml" | "ce
     const extensions: Extension[] = [
       basicSetup,
       lintGutter(),
-      opts.language === "yaml" ? [yaml(), celInYaml()] : celLanguage,
+      opts.language === "yaml" ? [yaml(), celInYaml()] : celMarks(),
       EditorView.updateListener.of((u) => {
         if (u.docChanged) opts.onChange();
       }),

@@ -166,6 +166,10 @@ describe.skipIf(!ready)("playground in chromium", () => {
     // The editor marks that line.
     const marked = page.locator("#ed-policies .cm-line", { hasText: "< nope" }).locator(".cm-lintRange-error");
     await expect.poll(() => marked.count()).toBeGreaterThan(0);
+    // Clicking the message puts the cursor on that line.
+    await problem.click();
+    const cursorLine = await page.evaluate(() => document.querySelector("#ed-policies .cm-activeLine")?.textContent ?? "");
+    expect(cursorLine).toContain("< nope");
     await shot(page, "cel-error");
     await page.close();
   });
@@ -217,5 +221,26 @@ describe.skipIf(!ready)("playground in chromium", () => {
     await expect.poll(() => page.getByTestId("cel-result").textContent()).toContain('"nginx:1.27"');
     await shot(page, "cel-scratchpad");
     await page.close();
+  });
+
+  it("works offline once loaded (its service worker serves every file)", async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${base}#example=quick-start`);
+    await summary(page, /3 resources/);
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    await context.setOffline(true);
+    await page.reload();
+    await summary(page, /3 resources: 2 mutated/);
+    await page.getByTestId("gallery").selectOption("kyverno");
+    await summary(page, /2 resources: 2 mutated/);
+    const failed: string[] = [];
+    page.on("requestfailed", (r) => failed.push(r.url()));
+    await page.getByTestId("view-cel").click();
+    await expect.poll(() => page.getByTestId("cel-result").textContent()).toContain('"nginx:1.27"');
+    expect(failed).toEqual([]);
+    await context.close();
   });
 });
