@@ -174,6 +174,27 @@ describe.skipIf(!ready)("playground in chromium", () => {
     await page.close();
   });
 
+  it("evaluates an UPDATE with an old object and a user from the request tab", async () => {
+    const page = await open("#example=quick-start");
+    await summary(page, /3 resources/);
+    await page.getByTestId("tab-request").click();
+    await page.getByTestId("operation").selectOption("UPDATE");
+    // Every resource needs its old object: the first one missing is reported at its document.
+    await summary(page, /input errors?; nothing evaluated/);
+    expect(await page.getByTestId("problems").textContent()).toContain("resources#0: no old object for apps/v1 Deployment shop/payments-api");
+    const resources = (await state(page))["resources"] as string;
+    await typeInto(page, "oldObject", resources);
+    await page.getByTestId("username").fill("alice");
+    // The sidecar policy matches CREATE only: now just the Deployment changes.
+    await summary(page, /3 resources: 1 mutated, 2 unchanged/);
+    const json = JSON.parse((await page.getByTestId("json").textContent()) ?? "[]") as { operation: string; object: { spec?: { replicas?: number } } }[];
+    expect(json.map((r) => r.operation)).toEqual(["UPDATE", "UPDATE", "UPDATE"]);
+    expect(json[0]!.object.spec?.replicas).toBe(2);
+    await page.getByTestId("out-trace").click();
+    expect(await page.getByTestId("trace").textContent()).toMatch(/\(UPDATE/);
+    await page.close();
+  });
+
   it("denies the cost bomb with the apiserver's cost error", async () => {
     const page = await open("#example=cost-bomb");
     await summary(page, /1 resource: 0 mutated, 0 unchanged, 1 denied/);
