@@ -108,17 +108,49 @@ export function placeMessage(message: string, docs: ReadonlyMap<string, readonly
     const pos = doc.locate(path);
     if (pos !== undefined) {
       line = pos.line;
-      const cel = /<input>:(\d+):\d+/.exec(rest);
-      if (cel !== null) line += Number(cel[1]) - 1 + (blockScalarAt(texts.get(editor), line) ? 1 : 0);
+      const cel = /<input>:(\d+):(\d+)/.exec(rest);
+      if (cel !== null) line = celErrorLine(texts.get(editor), line, valueAt(doc.value, path), Number(cel[1]), Number(cel[2]));
     }
   }
   return { editor, ...(line !== undefined ? { line } : {}), message };
 }
 
-/** Whether the field on `line` holds a block scalar (`key: |`), so its text starts on the next line. */
-function blockScalarAt(text: string | undefined, line: number): boolean {
-  const l = text?.split("\n")[line - 1];
-  return l !== undefined && /:\s*[|>][-+0-9]*\s*(#.*)?$/.test(l);
+/** The value at `path` in a document, if there is one. */
+function valueAt(v: unknown, path: readonly PathSegment[]): unknown {
+  for (const seg of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = seg.kind === "index" ? (Array.isArray(v) ? v[seg.index] : undefined) : (v as Record<string, unknown>)[seg.kind === "field" ? seg.name : seg.key];
+  }
+  return v;
+}
+
+/**
+ * The editor line of a CEL error at `<input>:celLine:celColumn` in `expression`, the value of the
+ * field whose key is on `keyLine`. Inline: the key's line plus the expression's line. A block scalar
+ * (`|` or `>`; folding joins lines): each block line's text is found in order in the expression, and
+ * the error's offset falls in one of them.
+ */
+export function celErrorLine(text: string | undefined, keyLine: number, expression: unknown, celLine: number, celColumn: number): number {
+  const lines = text?.split("\n") ?? [];
+  const key = lines[keyLine - 1];
+  if (key === undefined || !/:\s*[|>][-+0-9]*\s*(#.*)?$/.test(key) || typeof expression !== "string") return keyLine + celLine - 1;
+  const exprLines = expression.split("\n");
+  let offset = celColumn - 1;
+  for (let i = 0; i < celLine - 1 && i < exprLines.length; i++) offset += exprLines[i]!.length + 1;
+  const keyIndent = /^\s*/.exec(key)![0].length;
+  let cursor = 0;
+  let found = keyLine + 1;
+  for (let line = keyLine + 1; line <= lines.length; line++) {
+    const l = lines[line - 1]!;
+    const content = l.trim();
+    if (content === "") continue;
+    if (/^\s*/.exec(l)![0].length <= keyIndent) break;
+    const at = expression.indexOf(content, cursor);
+    if (at < 0 || at > offset) break;
+    found = line;
+    cursor = at + content.length;
+  }
+  return found;
 }
 
 function identity(o: JsonObject): string {
