@@ -232,6 +232,9 @@ describe.skipIf(!ready)("playground in chromium", () => {
     await page.getByTestId("view-cel").click();
     await expect.poll(() => page.getByTestId("cel-result").textContent(), { timeout: 30_000 }).toContain('"nginx:1.27"');
     expect(await page.getByTestId("cel-summary").textContent()).toMatch(/^ok, cost \d+/);
+    // Regular expressions run on @bufbuild/re2 in the browser too.
+    await typeInto(page, "celExpression", "object.spec.containers.filter(c, c.image.matches('^envoy[a-z]*/')).map(c, c.name) + [object.metadata.name.find('w.b')]");
+    await expect.poll(() => page.getByTestId("cel-result").textContent()).toMatch(/\[\s*"proxy",\s*"web"\s*\]/);
     await typeInto(page, "celExpression", "lists.range(1000).map(i, lists.range(1000).map(j, i * j)).size()");
     await expect.poll(() => page.getByTestId("cel-result").textContent()).toContain("operation cancelled: actual cost limit exceeded");
     await typeInto(page, "celExpression", "object.metadata.labels.app +\n  nope");
