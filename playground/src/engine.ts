@@ -15,8 +15,8 @@ import { toExactJson, toYaml } from "../../src/cli/render/serialize.js";
 import { renderTrace } from "../../src/cli/render/trace.js";
 import { renderDiff } from "../../src/cli/render/diff.js";
 import { palette } from "../../src/cli/render/color.js";
-import { checkMutators, formatVerdict, mutatorInputs } from "../../src/cli/commands/translate.js";
-import { translate } from "../../src/translate/gatekeeper/index.js";
+import { mutatorInputs } from "../../src/cli/commands/translate.js";
+import { checkMutators, formatVerdict, translate } from "./gatekeeper.js";
 import { cliEnv, defaultBindings } from "../../src/cli/environment.js";
 import { CelCompileError, CelEvalError, formatIssues, locate } from "../../src/cel/errors.js";
 import { CelCostLimitError, PER_CALL_LIMIT } from "../../src/cel/cost-runtime.js";
@@ -208,7 +208,7 @@ export function evaluatePlayground(input: EvalInput): EvalOutput {
   }
   if (resourceDocs.length === 0 && errors.length === 0 && problems.length === 0) problems.push({ editor: "resources", message: "resources: no resources (give one or more YAML documents)" });
   for (const e of errors) problems.push(placeMessage(e, docs, texts));
-  const warnings = [...built.warnings, ...gk.verdicts.filter((v) => v.verdict !== "exact").map((v) => formatVerdict(v, plain).trimEnd())];
+  const warnings = [...built.warnings, ...gk.verdicts.filter((v) => v.verdict !== "exact").map((v) => formatVerdict(v).trimEnd())];
   if (problems.length > 0) return { problems, warnings, results: [] };
 
   const groups = input.groups.split(",").map((g) => g.trim()).filter((g) => g !== "");
@@ -342,7 +342,7 @@ export function translateGatekeeper(text: string): TranslateOutput {
   return {
     problems: t.issues.map((i) => ({ message: `internal error: the translation does not validate: ${i}` })),
     yaml: [...t.policies, ...t.bindings].map((o) => toYaml(o)).join("---\n"),
-    verdicts: t.verdicts.map((v) => formatVerdict(v, plain)).join(""),
+    verdicts: t.verdicts.map((v) => formatVerdict(v)).join(""),
   };
 }
 
