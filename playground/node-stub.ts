@@ -11,4 +11,3 @@ export const readFileSync = (): never => unavailable("readFileSync");
 export const readdirSync = (): never => unavailable("readdirSync");
 export const statSync = (): never => unavailable("statSync");
 export const join = (): never => unavailable("path.join");
-export const parseArgs = (): never => unavailable("util.parseArgs");

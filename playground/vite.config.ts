@@ -22,7 +22,6 @@ const NODE = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 /** importer (relative to the repo) → the Node built-ins it may import, stubbed. */
 export const NODE_STUBS: Readonly<Record<string, readonly string[]>> = {
   "src/io/load.ts": ["node:fs", "node:path"], // file readers beside parseDocuments
-  "src/cli/options.ts": ["node:util"], // parseArgs, beside UsageError (imported by cli/commands/translate.ts)
 };
 
 export function browserSafety(): Plugin {

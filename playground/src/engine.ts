@@ -1,8 +1,8 @@
 /**
  * The playground's ONE door into celmap: everything the page computes goes through here, in the
- * Web Worker. It drives the same in-process pipeline as `celmap eval` (src/cli/render/session.ts
- * over src/admission), `celmap translate` (src/translate/gatekeeper) and `celmap cel`
- * (src/cli/environment.ts over src/cel), on text from the editors instead of files.
+ * Web Worker. Evaluation is celmap's engine (src/engine `load` + `admit`, what `celmap eval` runs),
+ * the CEL scratchpad is `celmap cel` (src/cli/environment.ts over src/cel), the Gatekeeper view
+ * `celmap translate` (src/translate/gatekeeper), on text from the editors instead of files.
  *
  * Browser-safety: YAML is read with `parseDocuments` (src/io/load.ts). That module also holds the
  * file readers, which import node:fs and node:path; vite.config.ts resolves those two to a stub and
@@ -10,12 +10,12 @@
  */
 import type { JsonObject, Operation } from "../../src/admission/index.js";
 import { formatLoadError, parseDocuments, type LoadedDocument } from "../../src/io/load.js";
-import { buildSession, describeObject, evaluateObject, objectProblem, unknownKind, where, type RequestSpec } from "../../src/cli/render/session.js";
+import { admit, errorText, load as loadPolicySet, objectProblem, unknownKind, type ObjectRequest } from "../../src/engine/index.js";
+import { formatSourceRef, type SourceRef } from "../../src/diag/source.js";
 import { toExactJson, toYaml } from "../../src/cli/render/serialize.js";
 import { renderTrace } from "../../src/cli/render/trace.js";
 import { renderDiff } from "../../src/cli/render/diff.js";
 import { palette } from "../../src/cli/render/color.js";
-import { mutatorInputs } from "../../src/cli/commands/translate.js";
 import { checkMutators, formatVerdict, translate } from "./gatekeeper.js";
 import { cliEnv, defaultBindings } from "../../src/cli/environment.js";
 import { CelCompileError, CelEvalError, formatIssues, locate } from "../../src/cel/errors.js";
@@ -160,7 +160,19 @@ function identity(o: JsonObject): string {
   return `${group}/${String(o.kind)}/${String(md.namespace ?? "")}/${String(md.name ?? "")}`;
 }
 
-/** `celmap eval` on the editors' text. Never throws for bad input. */
+function where(source: SourceRef | undefined): string {
+  return source === undefined ? "<input>" : formatSourceRef(source);
+}
+
+/** `v1 Pod default/web`, as `celmap eval` names objects. */
+function describeObject(o: JsonObject): string {
+  const md = (o.metadata ?? {}) as JsonObject;
+  const ns = typeof md.namespace === "string" ? md.namespace : "";
+  const name = typeof md.name === "string" ? md.name : typeof md.generateName === "string" ? md.generateName : "<no name>";
+  return `${String(o.apiVersion ?? "?")} ${String(o.kind ?? "?")} ${ns !== "" ? `${ns}/` : ""}${name}`;
+}
+
+/** `celmap eval` on the editors' text, through the engine. Never throws for bad input. */
 export function evaluatePlayground(input: EvalInput): EvalOutput {
   const problems: Problem[] = [];
   const errors: string[] = [];
@@ -172,26 +184,29 @@ export function evaluatePlayground(input: EvalInput): EvalOutput {
   docs.set("policies", policyDocs).set("namespaces", nsDocs).set("resources", resourceDocs).set("oldObject", oldDocs);
   const texts = new Map<string, string>([["policies", input.policies], ["namespaces", input.namespaces], ["resources", input.resources], ["oldObject", input.oldObject]]);
 
-  const gk = mutatorInputs([...policyDocs, ...nsDocs], "map");
-  errors.push(...gk.errors);
-  const built = buildSession(gk.documents, {});
-  errors.push(...built.errors);
-  const session = built.session;
+  // As `celmap eval -f`: the documents are the whole cluster; Gatekeeper mutators are translated at load.
+  const built = loadPolicySet([...policyDocs, ...nsDocs], { closedWorld: true });
+  errors.push(...built.errors.map(errorText));
+  const set = built.policySet;
+  const problemOf = (d: LoadedDocument): string | undefined => {
+    const p = objectProblem(d.value);
+    return p === undefined ? undefined : `${where(d.source)}: ${p}`;
+  };
   const olds = new Map<string, JsonObject>();
   for (const d of oldDocs) {
-    const p = objectProblem(d);
+    const p = problemOf(d);
     if (p !== undefined) errors.push(p);
     else olds.set(identity(d.value as JsonObject), d.value as JsonObject);
   }
   const items: { source: string; object: JsonObject; old?: JsonObject }[] = [];
   for (const d of resourceDocs) {
-    const p = objectProblem(d);
+    const p = problemOf(d);
     if (p !== undefined) {
       errors.push(p);
       continue;
     }
     const object = d.value as JsonObject;
-    const k = unknownKind(session, object);
+    const k = unknownKind(set, object);
     if (k !== undefined) {
       errors.push(`${where(d.source)}: ${k}`);
       continue;
@@ -200,7 +215,7 @@ export function evaluatePlayground(input: EvalInput): EvalOutput {
     if (input.operation === "UPDATE") {
       old = olds.get(identity(object));
       if (old === undefined) {
-        errors.push(`${where(d.source)}: no old object for ${describeObject(object)} in the old object editor (matched by kind, namespace and name)`);
+        errors.push(`${where(d.source)}: no old object for ${describeObject(object)} in the old objects (matched by kind, namespace and name)`);
         continue;
       }
     }
@@ -208,43 +223,48 @@ export function evaluatePlayground(input: EvalInput): EvalOutput {
   }
   if (resourceDocs.length === 0 && errors.length === 0 && problems.length === 0) problems.push({ editor: "resources", message: "resources: no resources (give one or more YAML documents)" });
   for (const e of errors) problems.push(placeMessage(e, docs, texts));
-  const warnings = [...built.warnings, ...gk.verdicts.filter((v) => v.verdict !== "exact").map((v) => formatVerdict(v).trimEnd())];
+  const warnings = [...built.warnings, ...set.gatekeeper.verdicts.filter((v) => v.verdict !== "exact").map((v) => formatVerdict(v).trimEnd())];
   if (problems.length > 0) return { problems, warnings, results: [] };
 
   const groups = input.groups.split(",").map((g) => g.trim()).filter((g) => g !== "");
-  const user = input.username !== "" || groups.length > 0 ? { user: { username: input.username, groups } } : {};
+  const userInfo = input.username !== "" || groups.length > 0 ? { username: input.username, groups } : undefined;
+  const userText = userInfo !== undefined ? `${userInfo.username}${groups.length > 0 ? ` [${groups.join(", ")}]` : ""}` : "";
   const results: ResourceResult[] = [];
   for (const item of items) {
-    const spec: RequestSpec = { operation: input.operation, ...user, ...(item.old !== undefined ? { oldObject: item.old } : {}) };
-    const ev = evaluateObject(session, item.object, spec);
+    const req: ObjectRequest = { operation: input.operation, object: item.object, ...(item.old !== undefined ? { oldObject: item.old } : {}), ...(userInfo !== undefined ? { userInfo } : {}) };
+    const ev = admit(set, req);
     if (!ev.ok) {
-      problems.push(placeMessage(`${item.source}: ${ev.error}`, docs, texts));
+      problems.push(placeMessage(`${item.source}: ${ev.error.message}`, docs, texts));
       continue;
     }
     const r = ev.result;
-    const label = describeObject(ev.input);
+    const before = ev.input ?? item.object;
+    const label = describeObject(before);
     const after = r.allowed ? r.object : null;
-    const diff = after === null ? "" : renderDiff(toYaml(ev.input), toYaml(after), plain);
-    const userText = spec.user !== undefined ? `${spec.user.username}${spec.user.groups.length > 0 ? ` [${spec.user.groups.join(", ")}]` : ""}` : "";
+    const diff = after === null ? "" : renderDiff(toYaml(before), toYaml(after), plain);
+    const notes = ev.bareNamespaces.map((n) => `  note: namespace ${JSON.stringify(n)} was not given: seen as a bare Namespace (only the kubernetes.io/metadata.name label, finalizer kubernetes, phase Active)\n`).join("");
     results.push({
       label,
       source: item.source,
       allowed: r.allowed,
       admittedYaml: after !== null ? toYaml(after) : "",
-      json: toExactJson({
-        source: item.source,
-        resource: { apiVersion: ev.input.apiVersion, kind: ev.input.kind, namespace: ev.request.namespace, name: ev.request.name },
-        operation: input.operation,
-        allowed: r.allowed,
-        object: after,
-        patch: r.patch,
-        ...(r.status !== undefined ? { status: r.status } : {}),
-        ignoredErrors: r.ignoredErrors,
-        reinvoked: r.reinvoked,
-      }, 2),
+      json: toExactJson(
+        {
+          source: item.source,
+          resource: { apiVersion: before.apiVersion, kind: before.kind, namespace: ev.request.namespace, name: ev.request.name },
+          operation: input.operation,
+          allowed: r.allowed,
+          object: after,
+          patch: r.patch,
+          ...(r.status !== undefined ? { status: r.status } : {}),
+          ignoredErrors: r.ignoredErrors,
+          reinvoked: r.reinvoked,
+        },
+        2,
+      ),
       diff,
       patch: r.allowed ? toExactJson(r.patch, 2) : "null",
-      trace: renderTrace({ source: item.source, resource: label, operation: input.operation, user: userText }, r, plain),
+      trace: renderTrace({ source: item.source, resource: label, operation: input.operation, user: userText }, r, plain) + notes,
       ...(r.status !== undefined ? { status: `Error from server (${r.status.reason}): ${r.status.message}` } : {}),
       ignoredErrors: r.ignoredErrors,
     });
