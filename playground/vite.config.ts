@@ -49,6 +49,25 @@ export function browserSafety(): Plugin {
   };
 }
 
+/**
+ * Starts the evaluation worker from a tiny inline script at the top of index.html, while the page's
+ * modules are still loading (main.ts adopts it as `window.celmapEarlyWorker`).
+ */
+function earlyWorker(): Plugin {
+  return {
+    name: "celmap-early-worker",
+    apply: "build",
+    transformIndexHtml: {
+      order: "post",
+      handler(_html, ctx) {
+        const worker = Object.keys(ctx.bundle ?? {}).find((f) => /(^|\/)worker-[\w-]+\.js$/.test(f));
+        if (worker === undefined) return [];
+        return [{ tag: "script", injectTo: "head-prepend", children: `window.celmapEarlyWorker=new Worker(${JSON.stringify(`./${worker}`)},{type:"module"});` }];
+      },
+    },
+  };
+}
+
 /** sw.js: precache every built file; serve from the cache, so the page works offline once loaded. */
 function serviceWorker(): Plugin {
   return {
@@ -75,7 +94,7 @@ self.addEventListener("fetch", (e) => {
 export default defineConfig({
   root: here,
   base: "./",
-  plugins: [browserSafety(), serviceWorker()],
+  plugins: [browserSafety(), earlyWorker(), serviceWorker()],
   worker: { format: "es", plugins: () => [browserSafety()] },
   build: {
     outDir: resolve(repo, "dist/playground"),

@@ -22,9 +22,9 @@ export class WorkerClient {
 
   constructor(private readonly timeoutMs: number) {}
 
-  /** Starts the worker now, so it loads while the page builds itself. */
-  warm(): void {
-    this.worker ??= this.spawn();
+  /** Starts the worker now (or adopts `early`, one index.html already started), so it loads while the page builds itself. */
+  warm(early?: Worker): void {
+    this.worker ??= early !== undefined ? this.adopt(early) : this.spawn();
   }
 
   run(job: Job): Promise<Outcome> {
