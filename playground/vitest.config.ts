@@ -9,5 +9,7 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // The page is waited on, not timed: a loaded machine may take seconds for what usually takes 100 ms.
+    expect: { poll: { timeout: 60_000, interval: 100 } },
   },
 });

@@ -16,6 +16,8 @@ export interface Request {
   readonly job: Job;
 }
 
+/** `started`: the worker has begun the job (its time limit counts from here, not from its own start-up). */
 export type Response =
-  | { readonly id: number; readonly ok: true; readonly result: JobResult; readonly ms: number; readonly loadedAt: number }
-  | { readonly id: number; readonly ok: false; readonly error: string };
+  | { readonly id: number; readonly started: true }
+  | { readonly id: number; readonly started?: undefined; readonly ok: true; readonly result: JobResult; readonly ms: number; readonly loadedAt: number }
+  | { readonly id: number; readonly started?: undefined; readonly ok: false; readonly error: string };

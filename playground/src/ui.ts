@@ -271,5 +271,7 @@ function openInitial(init: Awaited<ReturnType<typeof initialState>>): void {
 window.addEventListener("hashchange", () => void openFragment());
 openInitial(boot.initial);
 window.celmapState = currentState;
+// The editors and controls are live (the first result may have been shown before, by main.ts).
+document.body.dataset["ready"] = "true";
 
 }

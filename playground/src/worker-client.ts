@@ -1,7 +1,8 @@
 /**
  * Runs jobs in the evaluation worker, one at a time per kind: a newer job of a kind supersedes the
- * queued one. A job that runs longer than `timeoutMs` terminates the worker (its result is an
- * error) and a fresh worker takes the next job, so a runaway evaluation never holds the page.
+ * queued one. A job that runs longer than `timeoutMs` (from when the worker begins it, so a slow
+ * worker start-up does not count) terminates the worker (its result is an error) and a fresh
+ * worker takes the next job, so a runaway evaluation never holds the page.
  */
 import type { Job, JobResult, Request, Response } from "./protocol.js";
 
@@ -15,7 +16,7 @@ interface Pending {
 export class WorkerClient {
   private worker: Worker | undefined;
   private nextId = 1;
-  private running: { id: number; pending: Pending; timer: ReturnType<typeof setTimeout> } | undefined;
+  private running: { id: number; pending: Pending; timer: ReturnType<typeof setTimeout> | undefined } | undefined;
   private queue: Pending[] = [];
   /** How many workers were terminated for running too long. */
   restarts = 0;
@@ -45,7 +46,7 @@ export class WorkerClient {
   }
 
   private adopt(w: Worker): Worker {
-    w.onmessage = (e: MessageEvent<Response>) => this.finish(e.data);
+    w.onmessage = (e: MessageEvent<Response>) => (e.data.started === true ? this.begin(e.data.id) : this.finish(e.data));
     w.onerror = (e) => {
       e.preventDefault();
       if (this.running !== undefined) this.finish({ id: this.running.id, ok: false, error: `the evaluation worker failed: ${e.message}` });
@@ -59,19 +60,25 @@ export class WorkerClient {
     if (next === undefined) return;
     this.worker ??= this.spawn();
     const id = this.nextId++;
-    const timer = setTimeout(() => {
+    this.running = { id, pending: next, timer: undefined };
+    const req: Request = { id, job: next.job };
+    this.worker.postMessage(req);
+  }
+
+  /** The worker began job `id`: its time limit starts now. */
+  private begin(id: number): void {
+    const cur = this.running;
+    if (cur === undefined || cur.id !== id) return;
+    cur.timer = setTimeout(() => {
       // Stuck: terminate and let the next job start a fresh worker.
       this.worker?.terminate();
       this.worker = undefined;
       this.restarts++;
       this.finish({ id, ok: false, error: `evaluation stopped after ${this.timeoutMs / 1000} s (the worker was terminated and restarted); the page's own limit, beyond the apiserver's CEL cost budgets` });
     }, this.timeoutMs);
-    this.running = { id, pending: next, timer };
-    const req: Request = { id, job: next.job };
-    this.worker.postMessage(req);
   }
 
-  private finish(r: Response): void {
+  private finish(r: Exclude<Response, { started: true }>): void {
     const cur = this.running;
     if (cur === undefined || cur.id !== r.id) return;
     clearTimeout(cur.timer);

@@ -21,6 +21,7 @@ function run(req: Request): JobResult {
 }
 
 self.onmessage = (e: MessageEvent<Request>) => {
+  (self as unknown as Worker).postMessage({ id: e.data.id, started: true } satisfies Response);
   const start = performance.now();
   let msg: Response;
   try {

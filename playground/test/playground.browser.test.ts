@@ -46,6 +46,8 @@ async function open(fragment: string, query = ""): Promise<Page> {
   page.on("pageerror", (e) => errors.push(e.message));
   (page as Page & { errors: string[] }).errors = errors;
   await page.goto(`${base}${query}${fragment}`);
+  // The editors are there (the first result can be shown before them).
+  await page.locator("body[data-ready=true]").waitFor({ timeout: 60_000 });
   return page;
 }
 
@@ -251,12 +253,14 @@ describe.skipIf(!ready)("playground in chromium", () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
     await page.goto(`${base}#example=quick-start`);
+    await page.locator("body[data-ready=true]").waitFor({ timeout: 60_000 });
     await summary(page, /3 resources/);
     await page.evaluate(async () => {
       await navigator.serviceWorker.ready;
     });
     await context.setOffline(true);
     await page.reload();
+    await page.locator("body[data-ready=true]").waitFor({ timeout: 60_000 });
     await summary(page, /3 resources: 2 mutated/);
     await page.getByTestId("gallery").selectOption("kyverno");
     await summary(page, /2 resources: 2 mutated/);
