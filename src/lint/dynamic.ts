@@ -163,7 +163,7 @@ export function checkOrder(ctx: ObjectContext, object: JsonObject, base: Admissi
 
 /** Whether the value at `op.path` in `after` contains the one in `before` (a string or list that grows). */
 function grows(before: JsonObject, op: PatchOperation): boolean {
-  if (op.op !== "replace" || typeof op.value !== "string") return op.op === "add";
+  if (op.op !== "replace" || typeof op.value !== "string") return false;
   let v: unknown = before;
   for (const raw of op.path.split("/").slice(1)) {
     const t = raw.replace(/~1/g, "/").replace(/~0/g, "~");

@@ -217,8 +217,8 @@ export function staticChecks(inp: StaticInputs): Finding[] {
 
   // params
   for (const m of inp.missingParams) {
-    const u = m.policy !== undefined ? unitById.get(`map:${m.policy}`) : undefined;
-    findings.push({ check: "params", severity: "error", message: m.message, policies: u !== undefined ? [{ ...u, source: m.source }] : [{ id: "binding", group: "map", kind: "MutatingAdmissionPolicyBinding", name: "", source: m.source }], path: "spec.paramRef" });
+    const binding = /the param of binding "([^"]*)"/.exec(m.message)?.[1] ?? "";
+    findings.push({ check: "params", severity: "error", message: m.message, policies: [{ id: `binding:${binding}`, group: "map", kind: "MutatingAdmissionPolicyBinding", name: binding, source: m.source }], path: "spec.paramRef" });
   }
 
   // match, and the kinds each policy's mutations apply to
@@ -246,6 +246,10 @@ export function staticChecks(inp: StaticInputs): Finding[] {
   for (const m of mutations) findings.push(...mutationFindings(inp.schemas, m));
   findings.push(...costFindings(policies.map((p) => ({ unit: unitFor(p), source: p.source, object: p.object }))));
   return findings;
+}
+
+function withArticle(w: string): string {
+  return /^[aeiou]/.test(w) ? `an ${w}` : `a ${w}`;
 }
 
 /** schema, atomic, filter and jsonpatch-path on one mutation. */
@@ -277,7 +281,7 @@ function mutationFindings(schemas: SchemaRegistry, m: Mutation): Finding[] {
         const shown = path.join(".");
         const nodes = roots.map((r) => schemaAt(schemas, r.root, path));
         if (roots.length > 0 && nodes.every((n) => n === undefined)) {
-          push({ check: "schema", severity: "error", message: `${where}: ${e.typeName}{${f.field}: …}: field ${JSON.stringify(f.field)} is not declared by ${kindNames} (the apiserver fails the request: strict decoding error: unknown field "${shown}")`, policies: [unit], path: shown });
+          push({ check: "schema", severity: "error", message: `${where}: ${e.typeName}{${f.field}: …}: field ${JSON.stringify(f.field)} is not declared by ${kindNames}: the apiserver denies the request (error applying patch: failed to convert patch object to typed object: .${shown}: field not declared in schema)`, policies: [unit], path: shown });
           continue;
         }
         const node = nodes.find((n) => n !== undefined);
@@ -297,7 +301,7 @@ function mutationFindings(schemas: SchemaRegistry, m: Mutation): Finding[] {
           const want = node.t === "scalar" ? (node.fmt === "int-or-string" ? "int-or-string" : node.s) : node.t === "list" ? "list" : "map";
           const ok = want === t || (want === "number" && t === "integer") || (want === "int-or-string" && (t === "string" || t === "integer")) || (want === "map" && t === "map");
           if (!ok && !(node.t === "struct" && t === "map")) {
-            push({ check: "schema", severity: "error", message: `${where}: ${shown} is ${want === "map" ? "an object" : `a ${want}`} in ${kindNames}, the expression gives a ${t}`, policies: [unit], path: shown });
+            push({ check: "schema", severity: "error", message: `${where}: ${shown} is ${want === "map" ? "an object" : withArticle(want)} in ${kindNames}; the expression gives ${withArticle(t)}: the apiserver denies the request when it converts the patch`, policies: [unit], path: shown });
           }
         }
       }
