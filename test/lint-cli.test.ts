@@ -3,12 +3,12 @@
  * and Gatekeeper-docs sets clean, output formats (text, json, SARIF), --disable, --seed, exit
  * codes (0 clean, 1 findings, 2 bad input) and bad input reported without a stack trace.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseExactJson } from "../src/cli/exact-json.js";
-import { assertBuilt, runCli } from "./support/cli.js";
+import { REPO_ROOT, assertBuilt, runCli } from "./support/cli.js";
 
 beforeAll(() => assertBuilt());
 
@@ -122,6 +122,29 @@ spec:
     const missing = await runCli(["lint"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("missing -f <file|dir> with the policies to lint");
+  });
+
+  it("celmap test --lint: each finding is a failed row, so a suite fails on a non-idempotent set", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "celmap-lint-suite-"));
+    writeFileSync(join(dir, "policy.yaml"), readFileSync(join(REPO_ROOT, "examples/lint/image-prefix-kyverno.yaml"), "utf8"));
+    writeFileSync(join(dir, "resource.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: app, image: nginx:1.25}]\n");
+    writeFileSync(
+      join(dir, "kyverno-test.yaml"),
+      "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\npolicies: [policy.yaml]\nresources: [resource.yaml]\nresults:\n  - {policy: gcr-prefix, kind: Pod, resources: [web], result: pass}\n",
+    );
+    const plain = await runCli(["test", dir]);
+    expect(plain.code).toBe(0);
+    const linted = await runCli(["test", dir, "--lint"], { timeoutMs: 60_000 });
+    expect(linted.code).toBe(1);
+    expect(linted.stdout).toMatch(/│ gcr-prefix, billing-registry\s+│\s+│ Pod\/billing\/lint-\d+ \(generated\)\s+│ Fail\s+│ Lint: idempotence\s+│/);
+    expect(linted.stdout).toMatch(/1 passed, 3 failed\n$/);
+    const clean = mkdtempSync(join(tmpdir(), "celmap-lint-suite-"));
+    writeFileSync(join(clean, "policy.yaml"), readFileSync(join(REPO_ROOT, "examples/lint/team-mirror-ifneeded.yaml"), "utf8"));
+    writeFileSync(join(clean, "resource.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: app, image: nginx:1.25}]\n");
+    writeFileSync(join(clean, "kyverno-test.yaml"), "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\npolicies: [policy.yaml]\nresources: [resource.yaml]\nresults: []\n");
+    const ok = await runCli(["test", clean, "--lint"], { timeoutMs: 60_000 });
+    expect(ok.stdout).toContain("Lint: clean");
+    expect(ok.code).toBe(0);
   });
 
   it("--help teaches the checks and exit codes", async () => {

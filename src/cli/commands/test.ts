@@ -23,19 +23,26 @@ import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette } from "../render/color.js";
 import { buildSession, evaluateObject, isObject, type Session } from "../render/session.js";
+import { lintDocuments } from "./lint.js";
 
 const OPTIONS: readonly OptionSpec[] = [
   { name: "file-name", short: "f", type: "string", placeholder: "<name>", description: "The test file name to look for (default kyverno-test.yaml)." },
   { name: "junit", type: "string", placeholder: "<file>", description: "Also write the results as a JUnit XML report to <file>." },
   { name: "fail-only", type: "boolean", description: "Print only the failed rows." },
   { name: "detailed-results", type: "boolean", description: "Add a MESSAGE column (why a policy skipped, errored or differed)." },
+  {
+    name: "lint",
+    type: "boolean",
+    description:
+      "Also run celmap lint's checks on each suite's policies (its resources as samples, plus generated objects): every finding is a failed row (RESULT Fail, REASON Lint: <check>), so CI fails on a set that is order-dependent, not idempotent or does not converge.",
+  },
   HELP_OPTION,
 ];
 
 export const testCommand: Command = {
   name: "test",
   summary: "Run Kyverno kyverno-test.yaml suites (MutatingPolicy and MutatingAdmissionPolicy results) offline.",
-  usage: "celmap test <dir>... [-f kyverno-test.yaml] [--junit <file>] [--fail-only] [--detailed-results]",
+  usage: "celmap test <dir>... [-f kyverno-test.yaml] [--junit <file>] [--fail-only] [--detailed-results] [--lint]",
   description:
     "Walks each directory for kyverno-test.yaml files and runs their MutatingPolicy, NamespacedMutatingPolicy and " +
     "MutatingAdmissionPolicy results through celmap's admission pipeline: policies, resources, variables/values, " +
@@ -47,6 +54,7 @@ export const testCommand: Command = {
   examples: [
     { command: "celmap test policies/", explanation: "Runs every kyverno-test.yaml under policies/." },
     { command: "celmap test . --junit report.xml", explanation: "Also writes a JUnit report for CI." },
+    { command: "celmap test policies/ --lint", explanation: "Also fails when a suite's policies are order-dependent, not idempotent or do not converge (celmap lint's checks)." },
   ],
   sections: [{ title: "Exit codes", body: "  0  every row passed\n  1  a row failed, or a suite could not be loaded\n  2  bad usage" }],
   run: runTest,
@@ -487,6 +495,33 @@ function xml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
+/** `--lint`: celmap lint on the suite's policies and exceptions, its resources as samples; one row per finding. */
+function lintSuite(s: Suite, rows: Row[]): void {
+  const paths = (v: unknown): string[] => asList(v).map((p) => resolve(s.dir, p));
+  const f = loadPaths([...paths(s.test.policies), ...paths(s.test.exceptions)], { numbers: "cel" });
+  const r = loadPaths(paths(s.test.resources), { numbers: "cel" });
+  const loadErrors = [...f.errors, ...r.errors].map(formatLoadError);
+  const run = loadErrors.length > 0 ? { errors: loadErrors, report: undefined } : lintDocuments(f.documents, r.documents);
+  if (run.report === undefined) {
+    rows.push({ suite: s.file, policy: "", resource: "", expected: "lint", outcome: "fail", reason: "Lint: bad input", message: run.errors.join("; ") });
+    return;
+  }
+  for (const finding of run.report.findings) {
+    const w = finding.witness?.object;
+    const md = w !== undefined && isObject(w.metadata) ? w.metadata : {};
+    rows.push({
+      suite: s.file,
+      policy: finding.policies.map((p) => p.name).join(", "),
+      resource: w !== undefined ? `${String(w.kind)}/${typeof md.namespace === "string" ? `${md.namespace}/` : ""}${String(md.name ?? "")}${finding.witness?.origin === "generated" ? " (generated)" : ""}` : "",
+      expected: "lint",
+      outcome: "fail",
+      reason: `Lint: ${finding.check}`,
+      message: finding.message,
+    });
+  }
+  if (run.report.findings.length === 0) rows.push({ suite: s.file, policy: "(all)", resource: "", expected: "lint", outcome: "pass", reason: "Lint: clean" });
+}
+
 export function junitReport(rows: readonly Row[]): string {
   const suites = new Map<string, Row[]>();
   for (const r of rows) {
@@ -545,6 +580,7 @@ async function runTest(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     const start = rows.length;
     runSuite({ file, dir: dirname(file), test }, rows);
+    if (args.values["lint"] === true) lintSuite({ file, dir: dirname(file), test }, rows);
     const mine = rows.slice(start).filter((r) => !failOnly || r.outcome === "fail");
     if (mine.length === 0) continue;
     const header = ["ID", "POLICY", "RULE", "RESOURCE", "RESULT", "REASON", ...(detailed ? ["MESSAGE"] : [])];
