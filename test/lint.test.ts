@@ -193,6 +193,12 @@ const CASES: readonly Case[] = [
     only: ["jsonpatch-path"],
     expect: [],
   },
+  {
+    name: "jsonpatch-path (false positive): a deliberate no-op test on \"/\"",
+    policies: mapPolicy("noop", `object.spec.containers.size() > 5 ? [JSONPatch{op: "remove", path: "/spec/containers/5"}] : [JSONPatch{op: "test", path: "/", value: null}]`, { patchType: "JSONPatch" }),
+    only: ["jsonpatch-path"],
+    expect: [],
+  },
   { name: "binding, params, match: the static mistakes fixture", policies: read(join(FX, "static-bad.yaml")), only: ["binding", "params", "match"], expect: [
     { check: "binding", policies: ["orphan"] },
     { check: "binding", policies: ["unbound"] },

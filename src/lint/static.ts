@@ -311,6 +311,8 @@ function mutationFindings(schemas: SchemaRegistry, m: Mutation): Finding[] {
       const p = e.fields.find((f) => f.field === "path")?.value;
       if (p?.kind !== "const" || p.value.kind !== "string" || roots.length === 0) return;
       const opText = op?.kind === "const" && op.value.kind === "string" ? op.value.value : "";
+      // A test on a path that may be missing is a deliberate no-op ("test / null"); "" tokens name no field.
+      if (opText === "test" || p.value.value.split("/").slice(1).some((t) => t === "")) return;
       const tokens = p.value.value.split("/").slice(1).map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
       // For add, the last token may name a new map key or list index: its parent must exist.
       const fieldTokens = tokens.filter((t) => !/^(\d+|-)$/.test(t));
