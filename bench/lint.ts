@@ -2,7 +2,7 @@
  * `celmap lint` on a realistic set: the 10 MAPs of bench/gen-eval-inputs.ts plus 10 more (renamed
  * copies writing their labels and annotations under example.org/), 20 policies, over 10 sample
  * Pods and the objects lint generates itself (default 48 per matched kind), every check on.
- * With 20 policies selecting one Pod, orders are sampled (every pair both ways plus 24 random).
+ * With 20 policies selecting one Pod, orders are sampled (the default order with every pair swapped, plus 24 random).
  *
  * Usage: `npm run bench:lint` (builds, then `node dist/bench/lint.js`). Environment: REPS
  * (default 3), SAMPLES (default 10). Prints Markdown for the README; the bar is < 30 s per run on

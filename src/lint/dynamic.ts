@@ -100,7 +100,7 @@ export function checkOrder(ctx: ObjectContext, object: JsonObject, base: Admissi
   const groups = (["map", "kyverno"] as const).map((g) => candidates.filter((u) => u.group === g).map((u) => u.id)).filter((g) => g.length >= 2);
   if (groups.length === 0) return [];
   const plan = ordersFor(groups, ctx.random);
-  if (plan.sampled) ctx.note(`more than 6 policies select one object: orders were sampled (every pair both ways, plus seeded random orders), not all tried`);
+  if (plan.sampled) ctx.note(`more than 6 policies select one object: orders were sampled (the default order with every pair swapped, plus 24 seeded random orders), not all tried`);
   const admitted = new Map<string, Admission>();
   const run = (order: readonly string[]): Admission => {
     const key = order.join("\u0000");

@@ -73,7 +73,7 @@ export const lintCommand: Command = {
     "kube-apiserver runs matching MutatingAdmissionPolicies in no fixed order and reinvokes them at most once; Kyverno " +
     "orders its MutatingPolicies no better. lint admits each sample, and objects it generates from the schemas of the " +
     "matched kinds (guided by the literals and fields the policies use: prefixes, namespaces, labels, images), in every " +
-    "order of the policies that select it (up to 6; beyond, every pair both ways and seeded random orders), admits the " +
+    "order of the policies that select it (up to 6; beyond, every pair swapped and seeded random orders), admits the " +
     "result again, and runs the chain until it settles. Each counterexample is shrunk to a minimal object. Static checks " +
     "find what the apiserver only reports at request time. See docs/lint.md.",
   options: OPTIONS,
