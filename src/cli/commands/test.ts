@@ -495,13 +495,42 @@ function xml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
-/** `--lint`: celmap lint on the suite's policies and exceptions, its resources as samples; one row per finding. */
+/**
+ * `--lint`: celmap lint on what the suite runs: its MutatingAdmissionPolicies (a MAP without binding
+ * gets the implicit one Kyverno's CLI gives it), Kyverno MutatingPolicies and exceptions, param
+ * resources and the CRDs of its clusterResources; its resources are the samples. One failed row per
+ * finding; other policy kinds are left out.
+ */
 function lintSuite(s: Suite, rows: Row[]): void {
-  const paths = (v: unknown): string[] => asList(v).map((p) => resolve(s.dir, p));
-  const f = loadPaths([...paths(s.test.policies), ...paths(s.test.exceptions)], { numbers: "cel" });
-  const r = loadPaths(paths(s.test.resources), { numbers: "cel" });
-  const loadErrors = [...f.errors, ...r.errors].map(formatLoadError);
-  const run = loadErrors.length > 0 ? { errors: loadErrors, report: undefined } : lintDocuments(f.documents, r.documents);
+  const errors: string[] = [];
+  const load = (paths: readonly string[], base = s.dir): LoadedDocument[] => {
+    if (paths.length === 0) return [];
+    const r = loadPaths(paths.map((p) => resolve(base, p)), { numbers: "cel" });
+    errors.push(...r.errors.map(formatLoadError));
+    return r.documents;
+  };
+  const docs: LoadedDocument[] = [];
+  for (const d of load([...asList(s.test.policies), ...asList(s.test.exceptions)])) {
+    const v = d.value;
+    if (!isObject(v)) continue;
+    const map = typeof v.apiVersion === "string" && v.apiVersion.startsWith("admissionregistration.k8s.io/") && MAP_KINDS.has(String(v.kind));
+    if (map || isKyvernoMutatingPolicy(v) || isKyvernoPolicyException(v)) docs.push(d);
+  }
+  const bound = new Set(docs.flatMap((d) => (isObject(d.value) && d.value.kind === "MutatingAdmissionPolicyBinding" && isObject(d.value.spec) ? [String(d.value.spec.policyName)] : [])));
+  for (const d of [...docs]) {
+    const v = d.value as JsonObject;
+    if (v.kind !== "MutatingAdmissionPolicy" || bound.has(meta(v, "name"))) continue;
+    docs.push(synthetic({ apiVersion: String(v.apiVersion), kind: "MutatingAdmissionPolicyBinding", metadata: { name: `${meta(v, "name")}-binding` }, spec: { policyName: meta(v, "name") } }, `${d.source.file} (implicit binding)`));
+  }
+  docs.push(...load(asList(s.test.paramResources)));
+  for (const d of load(asList(s.test.clusterResources))) {
+    const v = d.value;
+    if (!isObject(v)) continue;
+    if (v.kind === "ClusterResource" && isObject(v.spec)) docs.push(...load(asList(v.spec.crds), dirname(d.source.file)));
+    else if (v.kind === "CustomResourceDefinition") docs.push(d);
+  }
+  const samples = load(asList(s.test.resources));
+  const run = errors.length > 0 ? { errors, report: undefined } : lintDocuments(docs, samples);
   if (run.report === undefined) {
     rows.push({ suite: s.file, policy: "", resource: "", expected: "lint", outcome: "fail", reason: "Lint: bad input", message: run.errors.join("; ") });
     return;
