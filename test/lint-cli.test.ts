@@ -74,12 +74,17 @@ describe("celmap lint (CLI)", () => {
   it("-o sarif: one rule per check, results located at the policy files", async () => {
     const r = await runCli(["lint", "-f", "test/fixtures/lint/static-bad.yaml", "-o", "sarif", "--generate", "0"]);
     expect(r.code).toBe(1);
-    const sarif = JSON.parse(r.stdout) as { version: string; runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; level: string; locations?: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[] };
+    const sarif = JSON.parse(r.stdout) as {
+      version: string;
+      runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; level: string; locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[] }[];
+    };
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs[0]!.tool.driver.rules.map((x) => x.id)).toContain("atomic");
     const ids = sarif.runs[0]!.results.map((x) => x.ruleId).sort();
     expect(ids).toEqual(["atomic", "binding", "binding", "filter", "jsonpatch-path", "match", "params", "schema", "schema"]);
     for (const x of sarif.runs[0]!.results) expect(x.locations?.[0]?.physicalLocation.artifactLocation.uri).toBe("test/fixtures/lint/static-bad.yaml");
+    // The policy's document starts at line 3 of the file (after the comment).
+    expect(sarif.runs[0]!.results.find((x) => x.ruleId === "atomic")?.locations?.[0]?.physicalLocation.region).toEqual({ startLine: 3 });
   });
 
   it("--disable drops checks; exit 0 when nothing is left to find", async () => {

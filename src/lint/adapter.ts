@@ -37,6 +37,8 @@ export interface SubjectOptions {
   readonly gatekeeper?: System;
   /** `file#doc` by unit id. */
   readonly sources?: ReadonlyMap<string, string>;
+  /** The line each unit's document starts at, by unit id. */
+  readonly lines?: ReadonlyMap<string, number>;
   /** Namespaces lint made up for generated objects (a namespaceSelector's labels), besides the given ones. */
   readonly extraNamespaces?: ReadonlyMap<string, JsonObject>;
 }
@@ -75,7 +77,8 @@ export function lintSubject(inputs: LintInputs, options: SubjectOptions = {}): L
   const units: LintUnit[] = [];
   const unit = (u: Omit<LintUnit, "source">): LintUnit => {
     const source = sources.get(u.id);
-    return source !== undefined ? { ...u, source } : u;
+    const line = options.lines?.get(u.id);
+    return { ...u, ...(source !== undefined ? { source } : {}), ...(line !== undefined ? { line } : {}) };
   };
   for (const p of inputs.policies) units.push(unit({ id: mapUnitId(p.metadata.name), group: "map", kind: "MutatingAdmissionPolicy", name: p.metadata.name }));
   const kyverno = inputs.kyverno.policies.filter(runsAtAdmission);

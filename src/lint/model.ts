@@ -34,6 +34,8 @@ export interface LintUnit {
   readonly name: string;
   /** `file#doc` of the document, when known. */
   readonly source?: string;
+  /** 1-based line where the document starts in its file, when known (SARIF regions). */
+  readonly line?: number;
 }
 
 export interface AdmitOptions {

@@ -30,7 +30,7 @@ export function toSarif(findings: readonly Finding[], version: string): unknown 
             .map((p) => ({ p, s: splitSource(p.source) }))
             .filter((x) => x.s.uri !== undefined)
             .map(({ p, s }) => ({
-              physicalLocation: { artifactLocation: { uri: s.uri } },
+              physicalLocation: { artifactLocation: { uri: s.uri }, ...(p.line !== undefined ? { region: { startLine: p.line } } : {}) },
               logicalLocations: [{ name: p.name, kind: "object", fullyQualifiedName: `${s.doc !== undefined ? `#${s.doc} ` : ""}${p.kind}/${p.name}${f.path !== undefined ? `:${f.path}` : ""}` }],
             }));
           return {

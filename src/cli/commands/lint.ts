@@ -156,6 +156,7 @@ export function lintDocuments(fDocs: readonly LoadedDocument[], rDocs: readonly 
 
   // Sources of the units, and the policy documents the static checks and the generator read.
   const sources = new Map<string, string>();
+  const lines = new Map<string, number>();
   const policyDocs: { source: string; object: JsonObject }[] = [];
   for (const d of fDocs) {
     if (!isObject(d.value)) continue;
@@ -165,13 +166,19 @@ export function lintDocuments(fDocs: readonly LoadedDocument[], rDocs: readonly 
     const name = typeof md.name === "string" ? md.name : "";
     const src = where(d.source);
     if (api.startsWith("admissionregistration.k8s.io/") && /^MutatingAdmissionPolicy(Binding)?$/.test(String(v.kind))) {
-      if (v.kind === "MutatingAdmissionPolicy") sources.set(mapUnitId(name), src);
+      if (v.kind === "MutatingAdmissionPolicy") {
+        sources.set(mapUnitId(name), src);
+        if (d.source.line !== undefined) lines.set(mapUnitId(name), d.source.line);
+      }
       policyDocs.push({ source: src, object: v });
     } else if (api.startsWith("policies.kyverno.io/") && /MutatingPolicy$/.test(String(v.kind))) {
-      sources.set(kyvernoUnitId({ metadata: { name, ...(typeof md.namespace === "string" ? { namespace: md.namespace } : {}) } }), src);
+      const id = kyvernoUnitId({ metadata: { name, ...(typeof md.namespace === "string" ? { namespace: md.namespace } : {}) } });
+      sources.set(id, src);
+      if (d.source.line !== undefined) lines.set(id, d.source.line);
       policyDocs.push({ source: src, object: v });
     } else if (api.startsWith("mutations.gatekeeper.sh/")) {
       sources.set(gatekeeperUnitId(String(v.kind), name), src);
+      if (d.source.line !== undefined) lines.set(gatekeeperUnitId(String(v.kind), name), d.source.line);
       policyDocs.push({ source: src, object: v });
     }
   }
@@ -180,7 +187,7 @@ export function lintDocuments(fDocs: readonly LoadedDocument[], rDocs: readonly 
     session.catalog,
   );
   const genPlan = plan(hints, session.namespaces);
-  const subject = lintSubject(session, { ...(gk.system !== undefined ? { gatekeeper: gk.system } : {}), sources, extraNamespaces: genPlan.extraNamespaces });
+  const subject = lintSubject(session, { ...(gk.system !== undefined ? { gatekeeper: gk.system } : {}), sources, lines, extraNamespaces: genPlan.extraNamespaces });
   const seed = o.seed ?? 1;
   const generated = (o.generate ?? 48) > 0 ? generate(genPlan, session.schemas, seededRandom(seed ^ 0x5eed), o.generate ?? 48) : [];
   const disable = o.disable ?? new Set<CheckName>();
