@@ -3,7 +3,7 @@
  * it is given and on objects generated from the schemas of the kinds it matches, or shows the
  * (shrunk) object that breaks it; plus static checks on the policies themselves.
  *
- *     const subject = lintSubject(session);                        // adapter.ts
+ *     const subject = lintSubject(policySet);                      // adapter.ts, over src/engine
  *     const report = lint({ subject, samples, generated, staticFindings }, { seed: 1 });
  *
  * Pure: no files, no network; the CLI loads, generates the plan (hints.ts, generate.ts) and renders.
@@ -15,7 +15,7 @@ import { seededRandom } from "./orders.js";
 import { shrink } from "./shrink.js";
 
 export * from "./model.js";
-export { lintSubject, type LintInputs, type SubjectOptions, mapUnitId, kyvernoUnitId, gatekeeperUnitId } from "./adapter.js";
+export { lintSubject, type SubjectOptions, mapUnitId, kyvernoUnitId, gatekeeperUnitId } from "./adapter.js";
 export { harvest, type Hints } from "./hints.js";
 export { generate, plan, type GenerationPlan } from "./generate.js";
 export { staticChecks, type StaticInputs } from "./static.js";

@@ -29,7 +29,8 @@ import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../op
 import { colorWanted, palette, type Palette } from "../render/color.js";
 import { renderDiff } from "../render/diff.js";
 import { toExactJson, toYaml } from "../render/serialize.js";
-import { buildSession, isObject, objectProblem, unknownKind, where } from "../render/session.js";
+import { unknownKind } from "../../engine/index.js";
+import { isObject, loadInputs, objectProblem, where } from "../render/session.js";
 import { celmapVersion } from "../version.js";
 import { mutatorInputs } from "./translate.js";
 
@@ -132,15 +133,15 @@ export function lintDocuments(fDocs: readonly LoadedDocument[], rDocs: readonly 
   const errors: string[] = [];
   const gk = mutatorInputs(fDocs, "gatekeeper");
   errors.push(...gk.errors);
-  const built = buildSession(gk.documents, {});
+  // The Gatekeeper mutators stay out of the engine's set (which would translate them to MAPs): they run in their System.
+  const built = loadInputs(gk.documents);
   // A binding whose param is missing is a finding (params), not bad input.
   const missingParams: { source: string; message: string; policy?: string }[] = [];
   for (const e of built.errors) {
-    const m = /^(.*?): (spec\.paramRef: Not found: .*)$/.exec(e);
-    if (m !== null) missingParams.push({ source: m[1]!, message: m[2]! });
-    else errors.push(e);
+    if (e.kind === "input" && e.message.startsWith("spec.paramRef: Not found: ")) missingParams.push({ source: where(e.source), message: e.message });
+    else errors.push(built.errorLines[built.errors.indexOf(e)]!);
   }
-  const session = built.session;
+  const session = built.policySet;
   const samples: { source: string; object: JsonObject }[] = [];
   for (const d of rDocs) {
     const p = objectProblem(d);
