@@ -58,7 +58,7 @@ const OPTIONS: readonly OptionSpec[] = [
   HELP_OPTION,
 ];
 
-const CHECKS_HELP = CHECKS.map((c) => `  ${c.padEnd(15)}${CHECK_SUMMARY[c]}`).join("\n");
+const CHECKS_HELP = CHECKS.map((c) => `  ${c.padEnd(16)}${CHECK_SUMMARY[c]}`).join("\n");
 
 const EXIT_HELP = `  0  no finding
   1  findings (each with the policies, file#document, field path and, for the checks that run
