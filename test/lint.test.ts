@@ -145,6 +145,23 @@ const CASES: readonly Case[] = [
     expect: [{ check: "atomic", policies: ["args"], path: "spec.containers.args" }],
   },
   {
+    name: "atomic (false positive): a Kyverno MutatingPolicy with evaluation.useServerSideApply (atomic values replaced whole)",
+    policies: `apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata: {name: ssa-args}
+spec:
+  evaluation: {useServerSideApply: true}
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}]
+  mutations:
+    - patchType: ApplyConfiguration
+      applyConfiguration:
+        expression: 'Object{spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, args: ["-v"]})}}'
+`,
+    only: ["atomic"],
+    expect: [],
+  },
+  {
     name: "atomic (false positive): list maps and granular maps (containers, labels)",
     policies: read(join(REPO_ROOT, "examples/policies/sidecar.yaml")) + "---\n" + LABEL("l", "a", "b"),
     only: ["atomic"],

@@ -169,17 +169,20 @@ interface Mutation {
   readonly patchType: string;
   readonly expression: string;
   readonly kinds: readonly KindRef[];
+  /** Kyverno's `evaluation.useServerSideApply`: atomic values are replaced whole instead of rejected. */
+  readonly allowAtomic: boolean;
 }
 
 function mutationsOf(doc: JsonObject, source: string, unit: LintUnit, kinds: readonly KindRef[]): Mutation[] {
   const spec = isJsonObject(doc.spec) ? doc.spec : {};
+  const allowAtomic = KYVERNO_API.test(String(doc.apiVersion)) && isJsonObject(spec.evaluation) && spec.evaluation.useServerSideApply === true;
   const out: Mutation[] = [];
   (Array.isArray(spec.mutations) ? spec.mutations : []).forEach((m, index) => {
     if (!isJsonObject(m)) return;
     const patchType = String(m.patchType ?? "");
     const holder = patchType === "JSONPatch" ? m.jsonPatch : m.applyConfiguration;
     if (!isJsonObject(holder) || typeof holder.expression !== "string") return;
-    out.push({ unit, source, index, patchType, expression: holder.expression, kinds });
+    out.push({ unit, source, index, patchType, expression: holder.expression, kinds, allowAtomic });
   });
   return out;
 }
@@ -287,7 +290,7 @@ function mutationFindings(schemas: SchemaRegistry, m: Mutation): Finding[] {
         const node = nodes.find((n) => n !== undefined);
         if (node === undefined) continue;
         if (m.patchType !== "JSONPatch") {
-          const atomic = atomicKind(node);
+          const atomic = m.allowAtomic ? undefined : atomicKind(node);
           if (atomic !== undefined) {
             push({ check: "atomic", severity: "error", message: `${where}: writes ${shown}, an ${atomic} of ${kindNames}: the apiserver denies it (error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .${shown}); use a JSONPatch`, policies: [unit], path: shown });
           }
