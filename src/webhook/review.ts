@@ -17,7 +17,9 @@
  * loaded yet) follow the webhook's `failurePolicy`: `Fail` denies with the status (504 Timeout, 500,
  * 503), `Ignore` admits unchanged with a warning. Policy outcomes follow each policy's own
  * failurePolicy, exactly as in the apiserver (pipeline.ts); policy errors a policy's `Ignore` dropped
- * come back as warnings, since a webhook, unlike the in-process plugin, can say so.
+ * are logged (`ignoredErrors`) but not returned as warnings: native MAP admission sends no Warning
+ * header for them, and a real kube-apiserver was seen to (test/e2e/map-parity.test.ts), so the
+ * client sees the same answer either way (`ignoredErrorsAsWarnings` opts in).
  *
  * Pure apart from the clock and, with the cluster source, Kyverno's `http.*` calls (live.ts: a
  * synchronous bridge that blocks this thread for the call, bounded by the request's deadline).
@@ -57,7 +59,10 @@ export interface ReviewSettings {
   readonly failurePolicy: FailurePolicy;
   /** Extra group/resource pairs to leave alone (added to {@link EXEMPT_RESOURCES}). */
   readonly exemptResources?: readonly string[];
-  /** Return policy errors dropped by a policy's failurePolicy Ignore as warnings. Default true. */
+  /**
+   * Return policy errors dropped by a policy's failurePolicy Ignore as warnings. Default false:
+   * native MAP admission sends none (they are logged as `ignoredErrors` either way).
+   */
   readonly ignoredErrorsAsWarnings?: boolean;
 }
 
@@ -411,8 +416,8 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
   if (result.status?.code === 504 || env.now() > env.deadline - 1) {
     return { ...serverFailure("timeout", 504, "Timeout", `request deadline exceeded during evaluation`), ...observed };
   }
-  const warnings = [...result.warnings, ...(s.ignoredErrorsAsWarnings === false ? [] : result.ignoredErrors)];
-  const generation = { policySet: snapshot.generation };
+  const warnings = [...result.warnings, ...(s.ignoredErrorsAsWarnings === true ? result.ignoredErrors : [])];
+  const generation = { policySet: snapshot.generation, ...(result.ignoredErrors.length > 0 ? { ignoredErrors: result.ignoredErrors } : {}) };
   if (!result.allowed) {
     const st = result.status!;
     const status: JsonObject = { status: "Failure", code: st.code, reason: st.reason, message: st.message };
