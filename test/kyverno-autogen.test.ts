@@ -89,6 +89,12 @@ describe("autogen configs (Kyverno's shape)", () => {
     expect(r.configs.defaults?.targets.map((t) => t.kind)).toEqual(["DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "Job"]);
     expect(r.configs.cronjobs?.targets).toEqual([{ group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob" }]);
   });
+  it("keeps exact (bigint) integers of a policy loaded with them, instead of crashing", () => {
+    const p = podPolicy();
+    p.spec.failurePolicyExtra = { retries: 3n };
+    const r = autogen(p);
+    expect((r.configs.defaults?.spec as Json).failurePolicyExtra).toEqual({ retries: 3n });
+  });
   it("controllers list: subset, [] none; not eligible: object selector, two rules, resourceNames", () => {
     expect(Object.keys(autogen(podPolicy({ autogen: { podControllers: { controllers: ["deployments"] } } })).configs)).toEqual(["defaults"]);
     expect(autogen(podPolicy({ autogen: { podControllers: { controllers: [] } } })).configs).toEqual({});

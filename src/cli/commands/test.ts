@@ -24,19 +24,26 @@ import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../op
 import { colorWanted, palette } from "../render/color.js";
 import { admit, type PolicySet } from "../../engine/index.js";
 import { isObject, loadInputs } from "../render/session.js";
+import { lintDocuments } from "./lint.js";
 
 const OPTIONS: readonly OptionSpec[] = [
   { name: "file-name", short: "f", type: "string", placeholder: "<name>", description: "The test file name to look for (default kyverno-test.yaml)." },
   { name: "junit", type: "string", placeholder: "<file>", description: "Also write the results as a JUnit XML report to <file>." },
   { name: "fail-only", type: "boolean", description: "Print only the failed rows." },
   { name: "detailed-results", type: "boolean", description: "Add a MESSAGE column (why a policy skipped, errored or differed)." },
+  {
+    name: "lint",
+    type: "boolean",
+    description:
+      "Also run celmap lint's checks on each suite's policies (its resources as samples, plus generated objects): every finding is a failed row (RESULT Fail, REASON Lint: <check>), so CI fails on a set that is order-dependent, not idempotent or does not converge.",
+  },
   HELP_OPTION,
 ];
 
 export const testCommand: Command = {
   name: "test",
   summary: "Run Kyverno kyverno-test.yaml suites (MutatingPolicy and MutatingAdmissionPolicy results) offline.",
-  usage: "celmap test <dir>... [-f kyverno-test.yaml] [--junit <file>] [--fail-only] [--detailed-results]",
+  usage: "celmap test <dir>... [-f kyverno-test.yaml] [--junit <file>] [--fail-only] [--detailed-results] [--lint]",
   description:
     "Walks each directory for kyverno-test.yaml files and runs their MutatingPolicy, NamespacedMutatingPolicy and " +
     "MutatingAdmissionPolicy results through celmap's admission pipeline: policies, resources, variables/values, " +
@@ -48,6 +55,7 @@ export const testCommand: Command = {
   examples: [
     { command: "celmap test policies/", explanation: "Runs every kyverno-test.yaml under policies/." },
     { command: "celmap test . --junit report.xml", explanation: "Also writes a JUnit report for CI." },
+    { command: "celmap test policies/ --lint", explanation: "Also fails when a suite's policies are order-dependent, not idempotent or do not converge (celmap lint's checks)." },
   ],
   sections: [{ title: "Exit codes", body: "  0  every row passed\n  1  a row failed, or a suite could not be loaded\n  2  bad usage" }],
   run: runTest,
@@ -489,6 +497,62 @@ function xml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
+/**
+ * `--lint`: celmap lint on what the suite runs: its MutatingAdmissionPolicies (a MAP without binding
+ * gets the implicit one Kyverno's CLI gives it), Kyverno MutatingPolicies and exceptions, param
+ * resources and the CRDs of its clusterResources; its resources are the samples. One failed row per
+ * finding; other policy kinds are left out.
+ */
+function lintSuite(s: Suite, rows: Row[]): void {
+  const errors: string[] = [];
+  const load = (paths: readonly string[], base = s.dir): LoadedDocument[] => {
+    if (paths.length === 0) return [];
+    const r = loadPaths(paths.map((p) => resolve(base, p)), { numbers: "cel" });
+    errors.push(...r.errors.map(formatLoadError));
+    return r.documents;
+  };
+  const docs: LoadedDocument[] = [];
+  for (const d of load([...asList(s.test.policies), ...asList(s.test.exceptions)])) {
+    const v = d.value;
+    if (!isObject(v)) continue;
+    const map = typeof v.apiVersion === "string" && v.apiVersion.startsWith("admissionregistration.k8s.io/") && MAP_KINDS.has(String(v.kind));
+    if (map || isKyvernoMutatingPolicy(v) || isKyvernoPolicyException(v)) docs.push(d);
+  }
+  const bound = new Set(docs.flatMap((d) => (isObject(d.value) && d.value.kind === "MutatingAdmissionPolicyBinding" && isObject(d.value.spec) ? [String(d.value.spec.policyName)] : [])));
+  for (const d of [...docs]) {
+    const v = d.value as JsonObject;
+    if (v.kind !== "MutatingAdmissionPolicy" || bound.has(meta(v, "name"))) continue;
+    docs.push(synthetic({ apiVersion: String(v.apiVersion), kind: "MutatingAdmissionPolicyBinding", metadata: { name: `${meta(v, "name")}-binding` }, spec: { policyName: meta(v, "name") } }, `${d.source.file} (implicit binding)`));
+  }
+  docs.push(...load(asList(s.test.paramResources)));
+  for (const d of load(asList(s.test.clusterResources))) {
+    const v = d.value;
+    if (!isObject(v)) continue;
+    if (v.kind === "ClusterResource" && isObject(v.spec)) docs.push(...load(asList(v.spec.crds), dirname(d.source.file)));
+    else if (v.kind === "CustomResourceDefinition") docs.push(d);
+  }
+  const samples = load(asList(s.test.resources));
+  const run = errors.length > 0 ? { errors, report: undefined } : lintDocuments(docs, samples);
+  if (run.report === undefined) {
+    rows.push({ suite: s.file, policy: "", resource: "", expected: "lint", outcome: "fail", reason: "Lint: bad input", message: run.errors.join("; ") });
+    return;
+  }
+  for (const finding of run.report.findings) {
+    const w = finding.witness?.object;
+    const md = w !== undefined && isObject(w.metadata) ? w.metadata : {};
+    rows.push({
+      suite: s.file,
+      policy: finding.policies.map((p) => p.name).join(", "),
+      resource: w !== undefined ? `${String(w.kind)}/${typeof md.namespace === "string" ? `${md.namespace}/` : ""}${String(md.name ?? "")}${finding.witness?.origin === "generated" ? " (generated)" : ""}` : "",
+      expected: "lint",
+      outcome: "fail",
+      reason: `Lint: ${finding.check}`,
+      message: finding.message,
+    });
+  }
+  if (run.report.findings.length === 0) rows.push({ suite: s.file, policy: "(all)", resource: "", expected: "lint", outcome: "pass", reason: "Lint: clean" });
+}
+
 export function junitReport(rows: readonly Row[]): string {
   const suites = new Map<string, Row[]>();
   for (const r of rows) {
@@ -547,6 +611,7 @@ async function runTest(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     const start = rows.length;
     runSuite({ file, dir: dirname(file), test }, rows);
+    if (args.values["lint"] === true) lintSuite({ file, dir: dirname(file), test }, rows);
     const mine = rows.slice(start).filter((r) => !failOnly || r.outcome === "fail");
     if (mine.length === 0) continue;
     const header = ["ID", "POLICY", "RULE", "RESOURCE", "RESULT", "REASON", ...(detailed ? ["MESSAGE"] : [])];
