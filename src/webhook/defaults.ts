@@ -13,3 +13,11 @@ export const DEFAULT_TIMEOUT_MS = 9_000;
 export function defaultLogger(level = "info"): Logger {
   return pino({ name: "celmap-webhook", level, timestamp: pino.stdTimeFunctions.isoTime });
 }
+
+/**
+ * The largest string (UTF-16 units), bytes or list one CEL concatenation may build while a request
+ * is evaluated (a memory guard; a larger one fails the expression with the cost-limit error).
+ * 4 Mi is above anything the apiserver can store (its request body limit is 3 MiB, etcd's 1.5 MiB)
+ * and, at two bytes per unit, 8 MB: well inside a worker's 128 MB heap (run.ts).
+ */
+export const MAX_VALUE_SIZE = 4 * 1024 * 1024;

@@ -30,8 +30,10 @@ import {
   type Operation,
   type UserInfo,
 } from "../admission/request.js";
+import { withEvalLimits } from "../cel/index.js";
 import { evaluate, type EvaluateResult, type JsonObject, type JsonValue, type Trace } from "../admission/index.js";
 import { kyvernoWebhookStage, type KyvernoOutcome } from "../admission/kyverno/index.js";
+import { MAX_VALUE_SIZE } from "./defaults.js";
 import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
 import type { PolicySnapshot } from "./policies.js";
 
@@ -415,7 +417,8 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
       // The pipeline gives up between invocations and mutations once the deadline passed.
       options: { expired: () => env.now() > env.deadline },
     });
-    result = live !== undefined && webhooks.length > 0 ? live.during(env.deadline, env.now, run) : run();
+    const guarded = (): EvaluateResult => withEvalLimits(evalLimits(env), run);
+    result = live !== undefined && webhooks.length > 0 ? live.during(env.deadline, env.now, guarded) : guarded();
   } catch (e) {
     return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -443,6 +446,16 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     { ...generation, patchOperations: result.patch.length, ...(warnings.length > 0 ? { warnings } : {}) },
     observed,
   );
+}
+
+/**
+ * What bounds every CEL evaluation of a request (see `src/cel/eval-limits.ts`): running
+ * expressions are interrupted once the deadline has passed (checked every 100 comprehension
+ * iterations, as the apiserver's `InterruptCheckFrequency`), and no concatenation builds a value
+ * over {@link MAX_VALUE_SIZE}, so no request takes the process down.
+ */
+function evalLimits(env: ReviewEnv): { interrupt: () => boolean; maxSize: number } {
+  return { interrupt: () => env.now() > env.deadline, maxSize: MAX_VALUE_SIZE };
 }
 
 /** The AdmissionReview-or-Status body for a request rejected before it was read (size, deadline). */
