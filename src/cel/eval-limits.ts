@@ -3,7 +3,9 @@
  * or {@link withEvalLimits} around several evaluations):
  *
  * - an interrupt check, polled every {@link INTERRUPT_CHECK_FREQUENCY} comprehension iterations
- *   as cel-go polls `cel.InterruptCheckFrequency` (and by the size-guarded operations below):
+ *   as cel-go polls `cel.InterruptCheckFrequency` (the untracked fast loops count a loop's
+ *   iterations when it starts, see {@link ticks}; evaluation with cost tracking, as admission
+ *   runs it, counts each iteration):
  *   when it answers true, evaluation stops with {@link CelInterruptedError} ("operation
  *   interrupted", cel-go's words), which no `||`, `&&` or comprehension absorbs;
  * - a size limit on the values that concatenation builds (`+` on strings, bytes and lists): a
@@ -40,6 +42,15 @@ export const LIMITS: { interrupt: (() => boolean) | undefined; countdown: number
 /** One comprehension iteration: polls the interrupt check every {@link INTERRUPT_CHECK_FREQUENCY} calls. */
 export function tick(): void {
   if (--LIMITS.countdown <= 0) poll();
+}
+
+/**
+ * A loop of `n` iterations about to run (the untracked fast loops, which count their iterations
+ * once on entry rather than on each: nested loops are polled as often as per-iteration counting
+ * would, a flat one before it starts).
+ */
+export function ticks(n: number): void {
+  if ((LIMITS.countdown -= n) <= 0) poll();
 }
 
 /** Polls the interrupt check now. */

@@ -50,7 +50,7 @@ import {
   actualSize,
   type CostOptions,
 } from "./cost-runtime.js";
-import { hasLimits, tick, withEvalLimits } from "./eval-limits.js";
+import { hasLimits, tick, ticks, withEvalLimits } from "./eval-limits.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
@@ -2553,9 +2553,9 @@ function existsLoop(range: Ev, pred: Ev, stop: boolean, iterSlot: number, iter2S
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     let err: unknown;
     for (let i = 0; i < n; i++) {
-      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       let v: CelValue;
       try {
@@ -2580,10 +2580,10 @@ function mapLoop(range: Ev, elem: Ev, iterSlot: number, iter2Slot: number): Ev {
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out: CelValue[] = [];
     let err: unknown;
     for (let i = 0; i < n; i++) {
-      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       try {
         const v = elem(f);
@@ -2605,10 +2605,10 @@ function filterLoop(range: Ev, pred: Ev, elem: Ev, iterSlot: number, iter2Slot: 
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out: CelValue[] = [];
     let err: unknown;
     for (let i = 0; i < n; i++) {
-      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       let cv: CelValue;
       try {
@@ -2643,10 +2643,10 @@ function mapInsertLoop(range: Ev, k: Ev, v: Ev, entryMap: boolean, pred: Ev | un
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out = new Map<CelMapKey, CelValue>();
     let err: unknown;
     for (let i = 0; i < n; i++) {
-      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (pred !== undefined) {
         let cv: CelValue;
