@@ -7,6 +7,12 @@ import { pino, type Logger } from "pino";
 export const DEFAULT_PORT = 8443;
 /** kube-apiserver's maximum request body (3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** With --client-ca, the client certificate common name allowed by default (Gatekeeper's --client-cn-name default). */
+export const DEFAULT_CLIENT_CN = "kube-apiserver";
+/** Plain-HTTP health and readiness (Gatekeeper's --health-addr default). */
+export const DEFAULT_HEALTH_ADDR = ":9090";
+/** Plain-HTTP metrics (Gatekeeper's Prometheus port). */
+export const DEFAULT_METRICS_ADDR = ":8888";
 /** Below the 10 s default webhook timeout. */
 export const DEFAULT_TIMEOUT_MS = 9_000;
 
