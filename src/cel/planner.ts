@@ -50,7 +50,7 @@ import {
   actualSize,
   type CostOptions,
 } from "./cost-runtime.js";
-import { hasLimits, tick, ticks, withEvalLimits } from "./eval-limits.js";
+import { tick, ticks, withEvalLimits } from "./eval-limits.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
@@ -195,8 +195,12 @@ class CompiledProgram implements Program {
 
   eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue {
     if (options !== undefined) {
-      if (hasLimits(options)) return withEvalLimits(options, () => this.eval(vars, { ...(options.costLimit !== undefined ? { costLimit: options.costLimit } : {}) }));
-      if (options.costLimit !== undefined) return this.track(vars, options.costLimit);
+      // (Property checks inline: this runs for every tracked evaluation.)
+      if (options.interrupt === undefined && options.maxSize === undefined) {
+        if (options.costLimit !== undefined) return this.track(vars, options.costLimit);
+      } else {
+        return withEvalLimits(options, () => this.eval(vars, options.costLimit !== undefined ? { costLimit: options.costLimit } : undefined));
+      }
     }
     // A fresh copy of a small template array per evaluation measured faster than
     // reusing one frame (which needs re-entrancy guards, try/finally and a reset),
@@ -209,7 +213,10 @@ class CompiledProgram implements Program {
   }
 
   evalWithCost(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CostedResult {
-    const value = hasLimits(options) ? withEvalLimits(options!, () => this.track(vars, options!.costLimit)) : this.track(vars, options?.costLimit);
+    const value =
+      options === undefined || (options.interrupt === undefined && options.maxSize === undefined)
+        ? this.track(vars, options?.costLimit)
+        : withEvalLimits(options, () => this.track(vars, options.costLimit));
     return { value, cost: this.lastCost! };
   }
 
