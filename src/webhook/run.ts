@@ -100,7 +100,9 @@ async function runServer(config: WebhookRunConfig, isWorker: boolean): Promise<n
   const server = new WebhookServer({
     ...config,
     ...(isWorker ? { probesElsewhere: true } : {}),
-    requirePolicySet: config.allowEmpty !== true,
+    // Files: a start without a usable set is a configuration error. The cluster source keeps
+    // retrying (an API server unreachable for a moment is not), unready meanwhile.
+    requirePolicySet: config.allowEmpty !== true && config.cluster === undefined,
     source,
     logger,
     ...(metricsText !== undefined ? { metricsText } : {}),
