@@ -436,9 +436,12 @@ export class WebhookServer {
   #mutate(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     // The deadline counts from the request's arrival: for the first request of a connection, from
-    // its accept (it may have waited while this process was busy), else from its headers.
+    // its accept (it may have waited while this process was busy), else from its headers. A
+    // connection accepted longer ago than the deadline was idle (a wait behind a busy evaluation
+    // is bounded by the deadline): its request counts from its headers.
     const socket = req.socket as Tracked;
-    const arrived = Math.min(started, socket.__celmapArrived ?? started);
+    const accepted = socket.__celmapArrived;
+    const arrived = accepted !== undefined && accepted <= started && started - accepted <= this.#timeoutMs ? accepted : started;
     socket.__celmapArrived = undefined;
     const deadline = arrived + this.#timeoutMs;
     // In flight from arrival until the answer is written (or the connection is gone).
