@@ -25,6 +25,7 @@ export {
   type AstNode,
   type EstimateOptions,
 } from "./cost.js";
+export { withEvalLimits, CelInterruptedError, INTERRUPTED_MESSAGE, INTERRUPT_CHECK_FREQUENCY, type EvalLimits } from "./eval-limits.js";
 export { kubernetesCostEstimator, KUBERNETES_STRINGS_COST_LIBRARY } from "./cost-k8s.js";
 export type { ParsedExpr, Expr, SourceInfo } from "./ast.js";
 export type { CheckedExpr, Reference } from "./checked.js";

@@ -50,6 +50,7 @@ import {
   actualSize,
   type CostOptions,
 } from "./cost-runtime.js";
+import { tick, ticks, withEvalLimits } from "./eval-limits.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
@@ -66,6 +67,17 @@ export interface EvalOptions {
    * too) with a {@link CelCostLimitError}. Setting it turns cost tracking on.
    */
   readonly costLimit?: number | bigint;
+  /**
+   * Polled every 100 comprehension iterations (cel-go's `InterruptCheckFrequency`) and by the
+   * size-guarded operations; true stops evaluation with `CelInterruptedError` ("operation
+   * interrupted"). Nested evaluations that set none inherit it (see `eval-limits.ts`).
+   */
+  readonly interrupt?: () => boolean;
+  /**
+   * Largest string (UTF-16 units), bytes or list that `+` may build; a larger result stops
+   * evaluation with a `CelCostLimitError` (a memory guard: cel-go has no such limit).
+   */
+  readonly maxSize?: number;
 }
 
 /** A value with the evaluation's actual cost (cel-go `EvalDetails.ActualCost`). */
@@ -182,7 +194,14 @@ class CompiledProgram implements Program {
   }
 
   eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue {
-    if (options !== undefined && options.costLimit !== undefined) return this.track(vars, options.costLimit);
+    if (options !== undefined) {
+      // (Property checks inline: this runs for every tracked evaluation.)
+      if (options.interrupt === undefined && options.maxSize === undefined) {
+        if (options.costLimit !== undefined) return this.track(vars, options.costLimit);
+      } else {
+        return withEvalLimits(options, () => this.eval(vars, options.costLimit !== undefined ? { costLimit: options.costLimit } : undefined));
+      }
+    }
     // A fresh copy of a small template array per evaluation measured faster than
     // reusing one frame (which needs re-entrancy guards, try/finally and a reset),
     // is re-entrant for free, and keeps no reference to the evaluation's data.
@@ -194,7 +213,10 @@ class CompiledProgram implements Program {
   }
 
   evalWithCost(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CostedResult {
-    const value = this.track(vars, options?.costLimit);
+    const value =
+      options === undefined || (options.interrupt === undefined && options.maxSize === undefined)
+        ? this.track(vars, options?.costLimit)
+        : withEvalLimits(options, () => this.track(vars, options.costLimit));
     return { value, cost: this.lastCost! };
   }
 
@@ -2508,6 +2530,7 @@ function fold(range: Ev, init: Ev, cond: Ev, step: Ev, result: Ev, condTrue: boo
     const it = mapEntries(r, two);
     const n = rangeSize(r);
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (!condTrue) {
         // Only a bool false stops the loop; an error or non-bool condition continues (cel-go).
@@ -2537,6 +2560,7 @@ function existsLoop(range: Ev, pred: Ev, stop: boolean, iterSlot: number, iter2S
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     let err: unknown;
     for (let i = 0; i < n; i++) {
       bindElement(f, r, it, i, iterSlot, iter2Slot);
@@ -2563,6 +2587,7 @@ function mapLoop(range: Ev, elem: Ev, iterSlot: number, iter2Slot: number): Ev {
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out: CelValue[] = [];
     let err: unknown;
     for (let i = 0; i < n; i++) {
@@ -2587,6 +2612,7 @@ function filterLoop(range: Ev, pred: Ev, elem: Ev, iterSlot: number, iter2Slot: 
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out: CelValue[] = [];
     let err: unknown;
     for (let i = 0; i < n; i++) {
@@ -2624,6 +2650,7 @@ function mapInsertLoop(range: Ev, k: Ev, v: Ev, entryMap: boolean, pred: Ev | un
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out = new Map<CelMapKey, CelValue>();
     let err: unknown;
     for (let i = 0; i < n; i++) {
@@ -2687,6 +2714,7 @@ function trackedExistsLoop(range: Ev, pred: Ev, stop: boolean, condCost: number,
     const n = rangeSize(r);
     let err: unknown;
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       charge(iterCost);
       let v: CelValue;
@@ -2735,6 +2763,7 @@ function trackedMapLoop(range: Ev, elem: Ev, initCost: number, stepCost: number,
     const n = rangeSize(r);
     const upfront = stepCost !== 0 && chargeUpfront(n, stepCost);
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (!upfront) charge(stepCost);
       try {
@@ -2766,6 +2795,7 @@ function trackedFilterLoop(range: Ev, pred: Ev, elem: Ev, initCost: number, pred
     const n = rangeSize(r);
     const perIter = predCost !== 0 && !chargeUpfront(n, predCost) ? predCost : 0;
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (perIter !== 0) charge(perIter);
       let cv: CelValue;
@@ -2818,6 +2848,7 @@ function trackedMapInsertLoop(
     const it = mapEntries(r, two);
     const n = rangeSize(r);
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (pred !== undefined) {
         let cv: CelValue;
