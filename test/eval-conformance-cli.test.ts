@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, REPO_ROOT, runCli } from "./support/cli.js";
 
-const SHARED = join(REPO_ROOT, "../shared/conformance");
+const SHARED = join(REPO_ROOT, "conformance/data");
 let dir: string;
 
 const OWN_CASES = `cases:

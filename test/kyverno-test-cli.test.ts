@@ -15,7 +15,7 @@
  *   2 failed: `other-mpol/prepend-image-registry` rows `myfailedpod` and `withoutinitcontainer`
  *   point at `patchedResource.yaml`, which only holds `mypod` (a suite bug).
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -23,14 +23,16 @@ import { evaluateMutatingPolicy } from "../src/admission/kyverno/index.js";
 import { newAdmissionRequest, ResourceCatalog } from "../src/admission/index.js";
 import { SchemaRegistry } from "../src/kube/schema.js";
 import { decodeMutatingPolicy, decodePolicyException } from "../src/policy/kyverno/index.js";
-import { assertBuilt, REPO_ROOT, runCli } from "./support/cli.js";
+import { assertBuilt, runCli } from "./support/cli.js";
+import { upstreamPath } from "./support/upstream.js";
 
-const SHARED = join(REPO_ROOT, "../shared/kyverno-tests");
+const SHARED_PATH = upstreamPath("kyverno-tests", "2 tests (celmap test on Kyverno's test/cli and policies suites)");
+const SHARED = SHARED_PATH ?? "";
 
 describe("celmap test on Kyverno's suites", () => {
   beforeAll(() => assertBuilt());
 
-  it.skipIf(!existsSync(SHARED))("test/cli: every MAP and MutatingPolicy result passes but the documented quirk", async () => {
+  it.skipIf(SHARED_PATH === undefined)("test/cli: every MAP and MutatingPolicy result passes but the documented quirk", async () => {
     const dir = mkdtempSync(join(tmpdir(), "celmap-kt-"));
     const junit = join(dir, "junit.xml");
     const r = await runCli(["test", join(SHARED, "test/cli"), "--junit", junit], { timeoutMs: 120_000 });
@@ -45,7 +47,7 @@ describe("celmap test on Kyverno's suites", () => {
     expect(xml).toContain('tests="31" failures="1"');
   }, 150_000);
 
-  it.skipIf(!existsSync(SHARED))("policies: at least 95% of the MutatingPolicy results pass", async () => {
+  it.skipIf(SHARED_PATH === undefined)("policies: at least 95% of the MutatingPolicy results pass", async () => {
     const r = await runCli(["test", join(SHARED, "policies")], { timeoutMs: 120_000 });
     const m = /(\d+) passed, (\d+) failed/.exec(r.stdout);
     expect(m).not.toBeNull();

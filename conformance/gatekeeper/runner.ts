@@ -17,7 +17,7 @@ import { runCaseTranslated } from "../../src/translate/gatekeeper/translate/case
 import type { Outcome, Suite, SuiteCase } from "../suite.js";
 import { GATEKEEPER_KNOWN_FAILURES, GATEKEEPER_ORACLE_KNOWN_FAILURES } from "./known-failures.js";
 
-const SHARED = (file: string) => fileURLToPath(new URL(`../../../../shared/conformance/${file}`, import.meta.url));
+const SHARED = (file: string) => fileURLToPath(new URL(`../../../conformance/data/${file}`, import.meta.url));
 const FILES = ["gatekeeper-cases.yaml", "gatekeeper-oracle-cases.yaml"] as const;
 
 let cached: { file: string; c: GatekeeperCase }[] | undefined;

@@ -8,7 +8,7 @@ import { mapCaseFileSuite } from "../../src/conformance/map.js";
 import type { Suite } from "../suite.js";
 import { MAP_KNOWN_FAILURES, MAP_ORACLE_KNOWN_FAILURES } from "./known-failures.js";
 
-const SHARED = (file: string) => fileURLToPath(new URL(`../../../../shared/conformance/${file}`, import.meta.url));
+const SHARED = (file: string) => fileURLToPath(new URL(`../../../conformance/data/${file}`, import.meta.url));
 
 /** `map` (map-cases.yaml) and `map-oracle` (map-oracle-cases.yaml). */
 export function mapSuites(): Suite[] {

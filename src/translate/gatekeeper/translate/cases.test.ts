@@ -10,7 +10,7 @@ import { parse } from "yaml";
 import { isReferenceCase, loadCases } from "../cases.js";
 import { runCaseTranslated } from "./cases.js";
 
-const shared = fileURLToPath(new URL("../../../../../shared/conformance/", import.meta.url));
+const shared = fileURLToPath(new URL("../../../../conformance/data/", import.meta.url));
 
 /** Case → why MAP cannot give Gatekeeper's outcome. */
 const EXPLAINED: Record<string, string> = {
