@@ -114,7 +114,7 @@ export function autogen(policy: Json): AutogenResult {
     const targets = (mapping.get(name) as Target[]).sort(
       (a, b) => cmp(a.group, b.group) || cmp(a.version, b.version) || cmp(a.resource, b.resource) || cmp(a.kind, b.kind),
     );
-    const s = JSON.parse(JSON.stringify(spec)); // not structuredClone: shared sub-objects must not be rewritten twice
+    const s = deepCopy(spec) as typeof spec; // not structuredClone: shared sub-objects must not be rewritten twice
     const operations = spec.matchConstraints.resourceRules[0].operations;
     s.matchConstraints = matchConstraints(targets, operations, spec.matchConstraints.namespaceSelector);
     const where = (what: string) => `${name}: ${what}`;
@@ -351,4 +351,19 @@ function withMetadataOperand(e: Expr, operand: Expr): Expr {
   if (e.kind === "select") return { ...e, operand };
   const c = e as Extract<Expr, { kind: "call" }>;
   return { ...c, args: [operand, c.args[1] as Expr] };
+}
+
+/**
+ * A copy of a decoded policy spec in which every object and list is new, even where the source
+ * shares one (so a rewrite never lands twice). Integers are bigints in celmap's decoding
+ * (`timeoutSeconds: 10`), which JSON.stringify cannot copy.
+ */
+function deepCopy(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(deepCopy);
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = deepCopy(x);
+    return out;
+  }
+  return v;
 }
