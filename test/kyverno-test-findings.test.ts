@@ -203,3 +203,60 @@ describe("celmap test: flags and files", () => {
     expect(readFileSync(junit, "utf8")).toContain("<skipped message=");
   });
 });
+
+describe("celmap test: mutateExisting with targetMatchConstraints naming a subresource", () => {
+  it("expression and resourceRules [pods/resize] together select the named target (they selected none)", async () => {
+    const policy = `apiVersion: policies.kyverno.io/v1beta1
+kind: MutatingPolicy
+metadata: {name: resize}
+spec:
+  evaluation:
+    admission: {enabled: false}
+    background: {enabled: true}
+    mutateExisting: {enabled: true}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  targetMatchConstraints:
+    expression: resource.get("v1", "pods", request.namespace, "web")
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [pods/resize], resourceNames: [web]}
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: '[JSONPatch{op: "replace", path: "/spec/containers/0/resources/requests/cpu", value: "200m"}]'
+`;
+    const pod = (cpu: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: apps}
+spec:
+  containers:
+  - name: c
+    image: nginx
+    resources: {requests: {cpu: ${cpu}}}
+`;
+    const test = `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+resources: [trigger.yaml]
+targetResources: [target.yaml]
+results:
+- kind: Pod
+  policy: resize
+  resources: [apps/web]
+  patchedResources: patched.yaml
+  result: pass
+`;
+    const dir = suite({
+      "kyverno-test.yaml": test,
+      "policy.yaml": policy,
+      "trigger.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: trigger, namespace: apps}\n",
+      "target.yaml": pod("100m"),
+      "patched.yaml": pod("200m"),
+    });
+    const r = await celmapTest([dir, "--detailed-results"]);
+    expect(r.out).toMatch(/Pod\/apps\/web +│ Pass +│ Ok/);
+    expect(r.code).toBe(0);
+  });
+});
