@@ -15,17 +15,18 @@
  * from the chart (release `celmap`, namespace `celmap`); the test checks that they agree.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { parseDocuments } from "../src/io/load.js";
+import { upstreamPath } from "./support/upstream.js";
 
 const root = resolve(import.meta.dirname, "..");
 const chartDir = join(root, "deploy/helm/celmap");
 const manifestsFile = join(root, "deploy/manifests/celmap.yaml");
-const swaggerFile = resolve(root, "../shared/k8s-openapi/swagger.json");
+const swaggerFile = upstreamPath("k8s-openapi/swagger.json", "the Helm chart validation tests (one per rendered chart)");
 
 // ---------------------------------------------------------------------------------------------
 // The Go-template subset
@@ -270,7 +271,7 @@ interface SchemaObj {
   "x-kubernetes-group-version-kind"?: { group: string; version: string; kind: string }[];
 }
 
-const swagger = existsSync(swaggerFile) ? (JSON.parse(readFileSync(swaggerFile, "utf8")) as { definitions: Record<string, SchemaObj> }) : undefined;
+const swagger = swaggerFile !== undefined ? (JSON.parse(readFileSync(swaggerFile, "utf8")) as { definitions: Record<string, SchemaObj> }) : undefined;
 const defs = swagger?.definitions ?? {};
 const byGvk = new Map<string, string>();
 for (const [name, d] of Object.entries(defs)) {

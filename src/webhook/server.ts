@@ -118,7 +118,19 @@ type Tracked = Socket & {
   __celmapArrived?: number;
   /** A client error of this connection was counted (each is counted once, under one reason). */
   __celmapCounted?: boolean;
+  /** Responses finished on this connection (the drain's idle sweeps compare it). */
+  __celmapResponses?: number;
 };
+
+/**
+ * Drain sweeps a keep-alive connection must stay idle through before it is closed: no request in
+ * flight, no byte read and no response finished between them. Sweeps run in different event-loop
+ * turns, each with a poll phase between, so a client that reuses the connection the moment it reads
+ * a response (its request already on the wire, not yet read) is seen before its socket is closed.
+ * Closing a connection only because no request was being handled at that instant reset such clients.
+ */
+const IDLE_SWEEPS = 3;
+const IDLE_SWEEP_MS = 50;
 
 export class WebhookServer {
   readonly store: PolicyStore;
@@ -353,6 +365,7 @@ export class WebhookServer {
     socket.__celmapInflight = (socket.__celmapInflight ?? 0) + 1;
     res.once("close", () => {
       socket.__celmapInflight = Math.max(0, (socket.__celmapInflight ?? 1) - 1);
+      socket.__celmapResponses = (socket.__celmapResponses ?? 0) + 1;
     });
     const path = (req.url ?? "/").split("?", 1)[0];
     try {
@@ -552,13 +565,21 @@ export class WebhookServer {
     const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
     const graceMs = this.#o.drainIdleGraceMs ?? 1_000;
     const drainMs = this.#o.drainTimeoutMs ?? 25_000;
+    const quiet = new Map<Tracked, { activity: string; sweeps: number }>();
     const closeIdle = (): void => {
-      for (const s of this.#sockets) if ((s.__celmapInflight ?? 0) === 0) s.end();
+      for (const s of this.#sockets) {
+        const activity = `${s.bytesRead}/${s.__celmapResponses ?? 0}`;
+        const before = quiet.get(s);
+        const sweeps = (s.__celmapInflight ?? 0) === 0 && before?.activity === activity ? before.sweeps + 1 : 0;
+        quiet.set(s, { activity, sweeps });
+        if (sweeps >= IDLE_SWEEPS) s.end();
+      }
     };
     const idleTimer = setTimeout(() => {
       closeIdle();
-      // Later idle ones: responses carry Connection: close, so sockets close after them; this catches stragglers.
-      const again = setInterval(closeIdle, 250);
+      // Responses carry Connection: close, so busy sockets close after their next one; idle ones close
+      // once they have stayed idle through IDLE_SWEEPS sweeps.
+      const again = setInterval(closeIdle, IDLE_SWEEP_MS);
       again.unref();
       void closed.then(() => clearInterval(again));
     }, graceMs);
