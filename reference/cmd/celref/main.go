@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/google/cel-go/cel"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -75,6 +76,9 @@ func evaluate(compiler *plugincel.CompositedCompiler, req request) (resp respons
 	defer func() {
 		if r := recover(); r != nil {
 			resp = response{Stage: "panic", Error: fmt.Sprint(r)}
+			if os.Getenv("CELREF_STACK") != "" {
+				os.Stderr.Write(debug.Stack())
+			}
 		}
 	}()
 	opts := plugincel.OptionalVariableDeclarations{HasParams: true, HasAuthorizer: true, HasPatchTypes: req.Mode == "mutation"}

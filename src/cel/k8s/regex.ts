@@ -41,6 +41,17 @@ function compile(pattern: string): RE2JS {
   }
 }
 
+/** Compiles a constant pattern at instantiation; the error is Go's `regexp.Compile` message. */
+function checkPattern(pattern: CelValue): void {
+  if (typeof pattern !== "string") return;
+  try {
+    compile(pattern);
+  } catch (e) {
+    if (e instanceof CelEvalError) throw new Error(e.message.replace(/^Illegal regex: /, ""));
+    throw e;
+  }
+}
+
 /** `find` by compiled pattern, remembering its answers by text as `matches` does. */
 const finders = new WeakMap<RE2JS, (s: string) => string>();
 
@@ -64,6 +75,9 @@ export const REGEX_LIBRARY: Library = {
   get costs() {
     return cost;
   },
+  // cel.OptimizeRegex(FindRegexOptimization, FindAllRegexOptimization): a constant pattern is
+  // compiled when the program is instantiated, so a bad one fails the program (see instantiate.ts).
+  constantArgumentChecks: ["find", "findAll"].map((fn) => ({ function: fn, argIndex: 0, check: checkPattern })),
   functions: [
     func("find", memberOverload("string_find_string", [STRING, STRING], STRING, find)),
     func(
