@@ -709,8 +709,22 @@ class Planner {
    * The whole cost of a subtree when it does not depend on run-time values
    * (no short-circuit, comprehension or size-dependent call inside), else undefined.
    */
+  /** `x in []` resolved to `in_list` with constant folding: the constant false (see the `in` case of plainExpr). */
+  private inEmptyList(e: CallExpr): boolean {
+    const rhs = e.args[1];
+    return (
+      e.fn === Op.in &&
+      rhs !== undefined &&
+      rhs.kind === "list" &&
+      rhs.elements.length === 0 &&
+      this.env.cost?.constantFolding === true &&
+      this.costOverloadId(e) === "in_list"
+    );
+  }
+
   private staticCost(e: Expr): number | undefined {
     if (this.qualifiesOptional(e)) return undefined; // absent costs less (refundAbsent)
+    if (e.kind === "call" && this.inEmptyList(e)) return 0;
     switch (e.kind) {
       case "const":
         return 0;
@@ -1578,6 +1592,9 @@ class Planner {
           break;
         case Op.in:
           if (e.args.length === 2 && !this.userOverloads(U_IN, fn, STD_IN)) {
+            // OptOptimize: `x in []` (resolved to in_list) is the constant false; x is never
+            // evaluated (interpreter/decorators.go maybeOptimizeSetMembership).
+            if (this.inEmptyList(e)) return () => false;
             if (this.tracking) return this.trackedIn(e);
             const a = this.expr(e.args[0]!);
             const b = this.expr(e.args[1]!);
