@@ -1573,6 +1573,8 @@ class Planner {
             const k = e.args[1]!;
             // `x['key']` (a constant costs nothing, tracked or not): the key in the closure, not a closure of its own.
             if (k.kind === "const" && k.value.kind === "string") return this.own(this.qualifierCost(e.args[0]!), indexByString(a, k.value.value));
+            // On optional.none() cel-go's attribute stops before the qualifier: the key is never evaluated.
+            if (this.qualifiesOptional(e)) return this.own(this.qualifierCost(e.args[0]!), indexOptional(a, this.branch(k)));
             return this.own(this.qualifierCost(e.args[0]!), index(a, this.branch(k)));
           }
           break;
@@ -2056,7 +2058,7 @@ class Planner {
     // guard fails with "no such overload", so dispatch (with its checks) among those ids.
     const typed = ids !== undefined && this.argsConcrete(argExprs);
     const concrete = typed && !this.argsInferred(argExprs);
-    const restrict = concrete || (typed && ids.length === 1);
+    const restrict = concrete || (typed && ids.length === 1 && !SINGLETON_BOUND.has(decl?.name ?? e.fn));
     const entry = this.overloadsOf(decl, member, arity, restrict ? ids : undefined, shapes?.byShape);
     // (The closures below are made by functions of their own: a closure made here would
     // make every call of this method allocate a context for the variables it captures.)
@@ -2267,8 +2269,10 @@ class Planner {
   /** An overload implementation that charges its call cost: the library's rule, else cel-go's standard rule for `costId`, else 1. */
   private chargingImpl(o: OverloadDecl, costId: string, pending: number): Impl {
     const impl = o.impl!;
+    // A tracker by overload id follows the checker's resolution (cel-go charges the call by the
+    // id it was planned with, whichever overload then runs); an empty id has none.
     const entry = this.libCosts.get(o.id);
-    const lib = entry?.resolvedOnly === true && costId !== o.id ? undefined : entry?.actual;
+    const lib = entry?.resolvedOnly === true ? (costId === "" ? undefined : this.libCosts.get(costId)?.actual) : entry?.actual;
     if (lib !== undefined) {
       return (...a: CelValue[]) => {
         const r = impl(...a);
@@ -2427,6 +2431,18 @@ class Planner {
   }
 }
 
+/**
+ * Functions cel-go binds once for all their overloads (`decls.SingletonUnaryBinding` /
+ * `SingletonBinaryBinding` in common/stdlib/standard.go and ext/lists.go): dispatched by function name with an
+ * operand-trait check only, whatever overload the checker resolved.
+ */
+const SINGLETON_BOUND: ReadonlySet<string> = new Set([
+  "_?_:_", "_&&_", "_||_", "!_", "_==_", "_!=_", "_+_", "_/_", "_%_", "_*_", "-_", "_-_",
+  "_<_", "_<=_", "_>_", "_>=_", "_[_]", "@in", "_in_", "in", "size", "type", "dyn", "matches",
+  // cel-go ext/lists.go: `sort` and `@sortByAssociatedKeys` (the sortBy macro) are singletons too.
+  "sort", "@sortByAssociatedKeys",
+]);
+
 export const MAP_INSERT = "cel.@mapInsert";
 
 // The standard overloads of the operators the planner inlines (a literal array per call made garbage).
@@ -2528,6 +2544,15 @@ function index(a: Ev, b: Ev): Ev {
       if (v !== undefined) return v;
     }
     return indexValue(o, i);
+  };
+}
+
+/** `o[k]` on an optional `o`: none without evaluating `k`. */
+function indexOptional(a: Ev, b: Ev): Ev {
+  return (f) => {
+    const o = a(f);
+    if (o instanceof CelOptional && o.value === undefined) return o;
+    return indexValue(o, b(f));
   };
 }
 
