@@ -676,6 +676,7 @@ class Planner {
         return true;
       }
       case "call":
+        if (this.folding && this.inEmptyList(e)) return true;
         return this.folding && e.target === undefined && e.args.length === 1 && CONVERSIONS.has(e.fn) && this.isConstLiteral(e.args[0]!);
       default:
         return false;
