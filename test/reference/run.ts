@@ -5,7 +5,7 @@
  *
  *   node dist-reference/test/reference/run.js [--seed N] [--cel N] [--suite cel,map]
  */
-import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCelSuite, shrinkCel } from "./cel-suite.js";
 import { Ledger, type Difference } from "./differences.js";
@@ -48,6 +48,17 @@ async function main(): Promise<number> {
   if (o.suites.includes("cel")) {
     const celref = new GoProcess(bin("celref"));
     try {
+      // The recorded regression cases (conformance/reference/cel-regressions.json) must still be cel-go's answers.
+      const reg = JSON.parse(readFileSync(join(o.root, "conformance/reference/cel-regressions.json"), "utf8")) as {
+        vars: Record<string, unknown>;
+        cases: { expr: string; mode: "base" | "mutation"; reference: unknown }[];
+      };
+      const live = await celref.askAll(reg.cases.map((c) => ({ expr: c.expr, mode: c.mode, vars: reg.vars })));
+      const stale = reg.cases.filter((c, i) => JSON.stringify(c.reference) !== JSON.stringify(live[i]));
+      console.log(`reference cel-regressions: ${reg.cases.length} compared, ${stale.length} differ`);
+      for (const c of stale) console.log(`  recorded answer is stale for ${c.expr}: cel-go now says ${JSON.stringify(live[reg.cases.indexOf(c)])}`);
+      if (stale.length === 0) passed++;
+      else failed++;
       const dumpPath = process.env.REFERENCE_DUMP;
       if (dumpPath !== undefined) writeFileSync(dumpPath, "");
       const dump = dumpPath === undefined ? undefined : (d: Difference) => appendFileSync(dumpPath, JSON.stringify(d) + "\n");

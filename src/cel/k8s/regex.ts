@@ -34,7 +34,9 @@ function compile(pattern: string): RE2JS {
     if (e instanceof CelEvalError) {
       // compileRegex prefixes "error parsing regexp: " to a message that already starts with it.
       const doubled = "error parsing regexp: error parsing regexp: ";
-      const msg = e.message.startsWith(doubled) ? e.message.slice("error parsing regexp: ".length) : e.message;
+      let msg = e.message.startsWith(doubled) ? e.message.slice("error parsing regexp: ".length) : e.message;
+      // Go's regexp.Error always ends with ": `<expr>`", empty for a trailing backslash.
+      if (msg.endsWith("trailing backslash at end of expression")) msg += ": ``";
       throw new CelEvalError(`Illegal regex: ${msg}`);
     }
     throw e;
