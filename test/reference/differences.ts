@@ -27,6 +27,11 @@ export interface Difference {
   readonly celmap: unknown;
 }
 
+/** JSON text of an answer (celmap's objects may hold bigints). */
+export function jsonText(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+}
+
 export class Ledger {
   private readonly entries: readonly (LedgerEntry & { re: RegExp; ref?: RegExp; cm?: RegExp })[];
   readonly hits = new Map<string, number>();
@@ -43,8 +48,8 @@ export class Ledger {
 
   /** The entry explaining a difference, if any. */
   explain(suite: string, d: Difference): LedgerEntry | undefined {
-    const ref = JSON.stringify(d.reference);
-    const cm = JSON.stringify(d.celmap);
+    const ref = jsonText(d.reference);
+    const cm = jsonText(d.celmap);
     const e = this.entries.find(
       (x) =>
         x.suite === suite &&

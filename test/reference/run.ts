@@ -33,8 +33,10 @@ function options(argv: readonly string[]): Options {
   };
 }
 
+const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+
 function show(d: Difference): string {
-  return `  ${d.aspect} differs on ${d.input}\n    reference: ${JSON.stringify(d.reference)}\n    celmap:    ${JSON.stringify(d.celmap)}`;
+  return `  ${d.aspect} differs on ${d.input}\n    reference: ${json(d.reference)}\n    celmap:    ${json(d.celmap)}`;
 }
 
 async function main(): Promise<number> {
@@ -77,7 +79,10 @@ async function main(): Promise<number> {
 
   if (o.suites.includes("map") && existsSync(bin("mapref"))) {
     const { runMapSuite } = await import("./map-suite.js");
-    const r = await runMapSuite(bin("mapref"), ledger, o.seed, o.counts.map!);
+    const dumpPath = process.env.REFERENCE_DUMP_MAP;
+    if (dumpPath !== undefined) writeFileSync(dumpPath, "");
+    const dump = dumpPath === undefined ? undefined : (d: Difference) => appendFileSync(dumpPath, json(d) + "\n");
+    const r = await runMapSuite(bin("mapref"), ledger, o.seed, o.counts.map!, dump);
     console.log(`reference map: ${r.compared} compared, ${r.differ} differ (${r.known} known, ${r.unexplained.length} unexplained)`);
     if (r.unexplained.length === 0) passed++;
     else {
