@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compareCel } from "./reference/cel-suite.js";
 import { celmapAnswer, type CelAnswer } from "./reference/cel-side.js";
+import { compareMap } from "./reference/map-suite.js";
+import { celmapMapAnswer, type MapAnswer, type MapRequest } from "./reference/map-side.js";
 
 interface Case {
   readonly why: string;
@@ -28,5 +30,19 @@ describe("CEL regressions found against cel-go", () => {
     const mine = celmapAnswer({ expr: c.expr, mode: c.mode, vars: data.vars });
     expect(compareCel(c.expr, c.reference, mine)).toBeUndefined();
     if (c.reference.stage === "compile") expect(firstLine(mine.error)).toBe(firstLine(c.reference.error));
+  });
+});
+
+interface MapCase {
+  readonly why: string;
+  readonly request: MapRequest;
+  readonly reference: MapAnswer;
+}
+
+const mapData = JSON.parse(readFileSync(new URL("../conformance/reference/map-regressions.json", import.meta.url), "utf8")) as { cases: MapCase[] };
+
+describe("MAP regressions against the apiserver's dispatcher", () => {
+  it.each(mapData.cases.map((c) => [c.why.slice(0, 80), c] as const))("%s", (_why, c) => {
+    expect(compareMap("", c.reference, celmapMapAnswer(c.request))).toBeUndefined();
   });
 });

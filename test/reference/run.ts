@@ -78,7 +78,15 @@ async function main(): Promise<number> {
   }
 
   if (o.suites.includes("map") && existsSync(bin("mapref"))) {
-    const { runMapSuite } = await import("./map-suite.js");
+    const { runMapSuite, canonicalJson } = await import("./map-suite.js");
+    const reg = JSON.parse(readFileSync(join(o.root, "conformance/reference/map-regressions.json"), "utf8")) as { cases: { request: unknown; reference: unknown }[] };
+    const mapref = new GoProcess(bin("mapref"));
+    const live = await mapref.askAll(reg.cases.map((c) => c.request));
+    mapref.close();
+    const stale = reg.cases.filter((c, i) => canonicalJson(c.reference) !== canonicalJson(live[i]));
+    console.log(`reference map-regressions: ${reg.cases.length} compared, ${stale.length} differ`);
+    if (stale.length === 0) passed++;
+    else failed++;
     const dumpPath = process.env.REFERENCE_DUMP_MAP;
     if (dumpPath !== undefined) writeFileSync(dumpPath, "");
     const dump = dumpPath === undefined ? undefined : (d: Difference) => appendFileSync(dumpPath, json(d) + "\n");
