@@ -10,14 +10,18 @@
  */
 import type { CallExpr, Expr } from "./ast.js";
 import type { ConstantArgumentCheck, Library } from "./decls.js";
-import { CelEvalError } from "./errors.js";
+import { CelCompileError, CelEvalError } from "./errors.js";
 import type { CelValue } from "./values.js";
 
-/** A program cel-go would refuse to instantiate; `reason` is cel-go's error text. */
-export class CelInstantiationError extends Error {
-  override readonly name = "CelInstantiationError";
+/**
+ * A program cel-go would refuse to instantiate; `reason` is cel-go's error text. A kind of
+ * {@link CelCompileError} (one issue without a position), so callers that report compile
+ * errors report it too; `message` is the apiserver's `program instantiation failed: <reason>`.
+ */
+export class CelInstantiationError extends CelCompileError {
   constructor(readonly reason: string) {
-    super(`program instantiation failed: ${reason}`);
+    super([{ message: `program instantiation failed: ${reason}`, offset: -1, line: 0, column: 0 }], "");
+    this.message = `program instantiation failed: ${reason}`;
   }
 }
 

@@ -197,7 +197,17 @@ function runCel(args: ParsedArgs, io: CliIo): number {
 
   const activation = { ...defaultBindings(kind, hasParams), ...Object.fromEntries(bindings) };
   const withCost = args.values["cost"] === true;
-  const program = env.program(checked);
+  let program: ReturnType<typeof env.program>;
+  try {
+    program = env.program(checked);
+  } catch (e) {
+    // cel-go fails some programs at instantiation (constant conversions, constant patterns).
+    if (e instanceof CelCompileError) {
+      io.stderr(`${e.message}\n`);
+      return ExitCode.celError;
+    }
+    throw e;
+  }
   let result: CelValue;
   try {
     if (withCost) {
