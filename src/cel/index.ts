@@ -81,6 +81,7 @@ export {
   type CelMapKey,
 } from "./values.js";
 export { CelEvalError, CelCompileError, type CelIssue } from "./errors.js";
+export { CelInstantiationError } from "./instantiate.js";
 export { celEquals } from "./runtime/equality.js";
 export { typeOf } from "./runtime/type-of.js";
 export { fromJson, fromJsonLazy, JsonObjectMap, toJson, type JsonValue } from "./runtime/json.js";

@@ -231,7 +231,17 @@ function runCel(args: ParsedArgs, io: CliIo): number {
   const withCost = args.values["cost"] === true;
   // kube-apiserver never evaluates without its per-call limit; --no-cost-limit lifts it.
   const limited = args.values["no-cost-limit"] !== true;
-  const program = env.program(checked);
+  let program: ReturnType<typeof env.program>;
+  try {
+    program = env.program(checked);
+  } catch (e) {
+    // cel-go fails some programs at instantiation (constant conversions, constant patterns).
+    if (e instanceof CelCompileError) {
+      io.stderr(`${e.message}\n`);
+      return ExitCode.celError;
+    }
+    throw e;
+  }
   let result: CelValue;
   try {
     if (withCost || limited) {
