@@ -142,7 +142,7 @@ spec:
     const linted = await runCli(["test", dir, "--lint"], { timeoutMs: 60_000 });
     expect(linted.code).toBe(1);
     expect(linted.stdout).toMatch(/│ gcr-prefix, billing-registry\s+│\s+│ Pod\/billing\/lint-\d+ \(generated\)\s+│ Fail\s+│ Lint: idempotence\s+│/);
-    expect(linted.stdout).toMatch(/1 passed, 3 failed\n$/);
+    expect(linted.stdout).toMatch(/Test Summary: 1 tests passed and 3 tests failed\n$/);
     const clean = mkdtempSync(join(tmpdir(), "celmap-lint-suite-"));
     writeFileSync(join(clean, "policy.yaml"), readFileSync(join(REPO_ROOT, "examples/lint/team-mirror-ifneeded.yaml"), "utf8"));
     writeFileSync(join(clean, "resource.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: app, image: nginx:1.25}]\n");

@@ -148,7 +148,9 @@ it("SIGKILL to a busy worker: no request hangs, nothing left in CLOSE-WAIT, prob
   // The requests the killed worker held fail at once (their connections closed with it); the
   // others are answered by the survivor.
   for (const s of settled.filter((x) => !x.ok)) expect(s.at, JSON.stringify(settled)).toBeLessThan(killedAt + 3_000);
-  expect(settled.filter((s) => s.ok).length, JSON.stringify(settled)).toBeGreaterThanOrEqual(1);
+  // Which worker accepted which connection is the kernel's choice (all 8 may have gone to the one
+  // killed), so the service is checked by a request sent after the kill: it is answered.
+  await call(pki, port, review().body);
   await new Promise((r) => setTimeout(r, 500));
   expect(closeWait(port)).toBe(0);
   await waitFor(() => lines.filter((l) => l.event === "policies_loaded").length === 3, 20_000, "replacement worker");
