@@ -38,7 +38,9 @@ const RESERVED = new Set(["as", "break", "const", "continue", "else", "for", "fu
 type Step =
   | { readonly t: "field"; readonly name: string; readonly required: boolean }
   | { readonly t: "key"; readonly name: string }
-  | { readonly t: "glob"; readonly key: string };
+  | { readonly t: "glob"; readonly key: string }
+  /** `[k: v]` with a MustExist pathTest on it: only an existing element (the first) is written. */
+  | { readonly t: "existing"; readonly key: string; readonly value: string };
 
 function scalarFits(node: SchemaNode, v: unknown): boolean {
   if (node.t !== "scalar") return false;
@@ -50,7 +52,7 @@ function scalarFits(node: SchemaNode, v: unknown): boolean {
 }
 
 /** The steps of `m`'s location on one kind's schema, or undefined where the form does not apply. */
-function stepsOn(m: Mutator, root: SchemaNode, value: unknown): Step[] | undefined {
+function stepsOn(m: Mutator, root: SchemaNode, leafOk: (leaf: SchemaNode) => boolean): Step[] | undefined {
   const steps: Step[] = [];
   let cur: SchemaNode = root;
   let maps = 0;
@@ -69,6 +71,14 @@ function stepsOn(m: Mutator, root: SchemaNode, value: unknown): Step[] | undefin
         steps.push({ t: "key", name: n.reference });
         cur = registry.resolve(cur.v);
       } else return undefined;
+    } else if (!n.glob) {
+      if (m.tester.conditionAt(i) !== "MustExist" || typeof n.keyValue !== "string" || globs++ > 0) return undefined;
+      if (!steps.every((x) => x.t === "field" && x.required)) return undefined;
+      if (cur.t !== "list" || cur.lt !== "map" || cur.keys?.length !== 1 || cur.keys[0] !== n.keyField || !IDENT.test(n.keyField) || RESERVED.has(n.keyField)) return undefined;
+      const el = registry.element(cur);
+      if (el.t !== "struct" || el.atomic || el.preserveUnknown) return undefined;
+      steps.push({ t: "existing", key: n.keyField, value: n.keyValue });
+      cur = el;
     } else {
       if (!n.glob || globs++ > 0 || cur.t !== "list" || cur.lt !== "map" || cur.keys?.length !== 1 || cur.keys[0] !== n.keyField) return undefined;
       if (!IDENT.test(n.keyField) || RESERVED.has(n.keyField)) return undefined;
@@ -78,7 +88,27 @@ function stepsOn(m: Mutator, root: SchemaNode, value: unknown): Step[] | undefin
       cur = el;
     }
   }
-  return scalarFits(cur, value) ? steps : undefined;
+  return leafOk(cur) ? steps : undefined;
+}
+
+/** The steps of `m`'s location, the same on every kind it applies to (built-in kinds only), or undefined. */
+function stepsOf(m: Mutator, leafOk: (leaf: SchemaNode) => boolean): Step[] | undefined {
+  if (m.kind === "AssignMetadata") return undefined;
+  // pathTests: only MustExist on a keyed element (checked in stepsOn).
+  for (let d = 0; d < m.path.nodes.length; d++) {
+    const c = m.tester.conditionAt(d);
+    if (c !== undefined && !(c === "MustExist" && m.path.nodes[d]!.type === "List")) return undefined;
+  }
+  if (m.bindings.length === 0 || schemaProblems(m).length > 0) return undefined;
+  let steps: Step[] | undefined;
+  for (const b of m.bindings) {
+    const root = registry.forKind(b.group === "" ? b.version : `${b.group}/${b.version}`, b.kind);
+    if (root === undefined) return undefined;
+    const st = stepsOn(m, root, leafOk);
+    if (st === undefined || (steps !== undefined && JSON.stringify(st) !== JSON.stringify(steps))) return undefined;
+    steps = st;
+  }
+  return steps;
 }
 
 export interface SimpleForm {
@@ -96,6 +126,8 @@ export function simpleForm(m: Mutator): SimpleForm | undefined {
       ? { patchType: "JSONPatch", expression: ac, why: "a constant under a glob over a typed list: one add per element that differs, no type guards (the schema fixes every type)" }
       : { patchType: "ApplyConfiguration", expression: ac, why: "a constant under granular structs: server-side apply creates the parents and sets the field, as Gatekeeper does" };
   }
+  const ms = simpleModifySet(m);
+  if (ms !== undefined) return { patchType: "JSONPatch", expression: ms, why: "a ModifySet of strings under a glob over a typed list: one add per element, no type guards (the schema fixes every type)" };
   const r = simpleReplacement(m);
   if (r !== undefined) return { patchType: "JSONPatch", expression: r, why: "a constant object or list replacing the field wholesale (an apply would merge): one add, its parents always present" };
   return undefined;
@@ -105,18 +137,26 @@ function simpleApplyConfiguration(m: Mutator): string | undefined {
   if (m.kind === "AssignMetadata" || m.kind === "ModifySet") return undefined;
   const value = constantValue(m);
   if (typeof value !== "string" && typeof value !== "boolean" && typeof value !== "number") return undefined;
-  for (let d = 0; d < m.path.nodes.length; d++) if (m.tester.conditionAt(d) !== undefined) return undefined;
-  if (m.bindings.length === 0 || schemaProblems(m).length > 0) return undefined;
-  let steps: Step[] | undefined;
-  for (const b of m.bindings) {
-    const root = registry.forKind(b.group === "" ? b.version : `${b.group}/${b.version}`, b.kind);
-    if (root === undefined) return undefined;
-    const s = stepsOn(m, root, value);
-    if (s === undefined || (steps !== undefined && JSON.stringify(s) !== JSON.stringify(steps))) return undefined;
-    steps = s;
+  const steps = stepsOf(m, (leaf) => scalarFits(leaf, value));
+  return steps === undefined ? undefined : render(steps, celLiteral(value));
+}
+
+/**
+ * ModifySet of strings under one glob, on a list of strings: prune keeps each present list's
+ * other values; merge appends the values not yet there, and sets the values (as given) where
+ * the list is missing, creating its parents. One JSONPatch per element, as for Assign.
+ */
+function simpleModifySet(m: Mutator): string | undefined {
+  if (m.kind !== "ModifySet" || m.values === null || m.values.length === 0 || !m.values.every((v) => typeof v === "string")) return undefined;
+  const steps = stepsOf(m, (leaf) => leaf.t === "list" && leaf.lt !== "map" && (() => { const e = registry.element(leaf); return e.t === "scalar" && e.s === "string" && e.fmt !== "int-or-string"; })());
+  const g = steps?.findIndex((x) => x.t === "glob") ?? -1;
+  if (steps === undefined || g < 0) return undefined;
+  const vals = m.values as string[];
+  const dv = celLiteral([...new Set(vals)]);
+  if (m.operation === "prune") {
+    return renderGlob(steps, g, celLiteral(vals), { onlyPresent: true, present: (x) => `${x}.filter(s, !(s in ${dv}))` });
   }
-  if (steps === undefined) return undefined;
-  return render(steps, celLiteral(value));
+  return renderGlob(steps, g, celLiteral(vals), { onlyPresent: false, present: (x) => `${x} + ${dv}.filter(s, !(s in ${x}))` });
 }
 
 /**
@@ -163,7 +203,7 @@ function simpleReplacement(m: Mutator): string | undefined {
 
 /** `Object{a: Object.a{b: …}}`; a glob as a JSONPatch over the list's elements ({@link renderGlob}). */
 function render(steps: readonly Step[], value: string): string {
-  const g = steps.findIndex((s) => s.t === "glob");
+  const g = steps.findIndex((s) => s.t === "glob" || s.t === "existing");
   if (g >= 0) return renderGlob(steps, g, value);
   const build = (i: number, type: string): string => {
     const s = steps[i]!;
@@ -183,12 +223,13 @@ function render(steps: readonly Step[], value: string): string {
  * key, and a list may hold an element twice (env variables of one name are valid), where
  * Gatekeeper sets both.
  */
-function renderGlob(steps: readonly Step[], g: number, value: string): string {
+function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { onlyPresent: boolean; present: (x: string) => string }): string {
   const before = steps.slice(0, g) as { name: string; required: boolean }[];
   const after = steps.slice(g + 1) as { t: string; name: string }[];
   if (after.some((s) => s.t !== "field") || after.length === 0) throw new Error("not a field");
   const listField = before[before.length - 1]!.name;
-  const v = elementVar(listField);
+  const keyed = steps[g]!.t === "existing" ? (steps[g] as { key: string; value: string }) : undefined;
+  const v = keyed === undefined ? elementVar(listField) : `${before.every((s) => s.required) ? `object.${before.map((s) => s.name).join(".")}` : "?"}[i]`;
   // An absent list has no elements (Gatekeeper creates none for a glob).
   const list = before.every((s) => s.required) ? `object.${before.map((s) => s.name).join(".")}` : `object.${before.map((s) => `?${s.name}`).join(".")}.orValue([])`;
   const base = `${celString("/" + before.map((s) => s.name).join("/") + "/")} + string(i) + `;
@@ -198,8 +239,22 @@ function renderGlob(steps: readonly Step[], g: number, value: string): string {
   const n = after.length;
   // The deepest present parent gets the rest as one object. Adding a value equal to the one
   // there changes nothing, as Gatekeeper changes nothing then: no test for it is needed.
-  let patch = `JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}}`;
+  const leafX = `${v}.${sub(n)}`;
+  if (leaf?.onlyPresent === true) {
+    // Only where the list is there (nothing is created).
+    const present = after.map((_, k) => `has(${v}.${sub(k + 1)})`).join(" && ");
+    return `${list}.transformList(i, ${v}, ${present},\n  JSONPatch{op: "add", path: ${ptr(n)}, value: ${leaf.present(leafX)}})`;
+  }
+  let patch =
+    leaf === undefined
+      ? `JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}}`
+      : `!has(${leafX}) ? JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}} :\n    JSONPatch{op: "add", path: ${ptr(n)}, value: ${leaf.present(leafX)}}`;
   for (let k = n - 1; k >= 1; k--) patch = `!has(${v}.${sub(k)}) ? JSONPatch{op: "add", path: ${ptr(k)}, value: ${nested(k)}} :\n    ${patch}`;
+  if (keyed !== undefined) {
+    // The first element with the key (Gatekeeper writes only that one), when there is one.
+    const e = elementVar(listField);
+    return `[${list}.map(${e}, ${e}.${keyed.key}).indexOf(${celString(keyed.value)})].filter(i, i >= 0).map(i,\n  ${patch})`;
+  }
   return `${list}.transformList(i, ${v},\n  ${patch})`;
 }
 
