@@ -532,6 +532,21 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     if (!groups.has(r)) groups.set(r, []);
     groups.get(r)!.push(e);
   });
+  // The readable forms are for mutators that interact with no other: a group's passes, merges
+  // and fast path are proved for the full walk, which also fails where Gatekeeper fails on an
+  // element of the wrong shape that another member's write can meet.
+  for (const g of groups.values()) {
+    if (g.length < 2) continue;
+    for (const e of g) {
+      if (e.simple !== true) continue;
+      const c = mutationCel(e.m, new Names());
+      if (c.usesFlatten && !hasFlatten) continue;
+      e.expression = c.expression;
+      e.patchType = c.patchType;
+      e.simple = false;
+      e.why = "grouped with interacting mutators: the full JSONPatch walk, whose passes and merges are proved for the group";
+    }
+  }
 
   // 5. Bundles: with failurePolicy Fail, independent groups that give the same resource rules
   // share one policy (each member guarded by its own match criteria), so the apiserver matches

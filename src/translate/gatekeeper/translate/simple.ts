@@ -72,7 +72,7 @@ function stepsOn(m: Mutator, root: SchemaNode, leafOk: (leaf: SchemaNode) => boo
         cur = registry.resolve(cur.v);
       } else return undefined;
     } else if (!n.glob) {
-      if (m.tester.conditionAt(i) !== "MustExist" || typeof n.keyValue !== "string" || globs++ > 0) return undefined;
+      if (m.tester.conditionAt(i) !== "MustExist" || typeof n.keyValue !== "string" || n.keyValue === "" || globs++ > 0) return undefined;
       if (!steps.every((x) => x.t === "field" && x.required)) return undefined;
       if (cur.t !== "list" || cur.lt !== "map" || cur.keys?.length !== 1 || cur.keys[0] !== n.keyField || !IDENT.test(n.keyField) || RESERVED.has(n.keyField)) return undefined;
       const el = registry.element(cur);
@@ -253,7 +253,8 @@ function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { o
   if (keyed !== undefined) {
     // The first element with the key (Gatekeeper writes only that one), when there is one.
     const e = elementVar(listField);
-    return `[${list}.map(${e}, ${e}.${keyed.key}).indexOf(${celString(keyed.value)})].filter(i, i >= 0).map(i,\n  ${patch})`;
+    // `.?`: an element without the key is not the one (the key value is not "").
+    return `[${list}.map(${e}, ${e}.?${keyed.key}.orValue("")).indexOf(${celString(keyed.value)})].filter(i, i >= 0).map(i,\n  ${patch})`;
   }
   return `${list}.transformList(i, ${v},\n  ${patch})`;
 }
