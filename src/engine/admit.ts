@@ -106,6 +106,7 @@ export function admit(set: PolicySet, req: AdmitRequest, options: AdmitOptions =
       ...(options.reinvocation !== undefined ? { reinvocation: options.reinvocation } : {}),
       ...(defaulter !== undefined ? { defaulter } : {}),
       ...(options.expired !== undefined ? { expired: options.expired } : {}),
+      ...(options.policyOrder !== undefined ? { policyOrder: options.policyOrder } : {}),
     },
   });
   return { ok: true, input: request.object, request, result, bareNamespaces: bare };

@@ -130,6 +130,12 @@ export interface AdmitOptions {
   readonly expired?: () => boolean;
   /** Kyverno library providers to use instead of the set's offline ones (the webhook's live cluster). */
   readonly kyvernoProviders?: KyvernoProviders;
+  /**
+   * The order the MAP plugin runs the policies in, by policy name (`evaluate`'s `policyOrder`):
+   * Kubernetes fixes none, `celmap lint` tries several. Default: celmap's documented order (name).
+   * Kyverno's policies run in the order of `kyverno.policies`.
+   */
+  readonly policyOrder?: readonly string[];
 }
 
 export type Admission =

@@ -17,7 +17,9 @@
  * loaded yet) follow the webhook's `failurePolicy`: `Fail` denies with the status (504 Timeout, 500,
  * 503), `Ignore` admits unchanged with a warning. Policy outcomes follow each policy's own
  * failurePolicy, exactly as in the apiserver (pipeline.ts); policy errors a policy's `Ignore` dropped
- * come back as warnings, since a webhook, unlike the in-process plugin, can say so.
+ * are logged (`ignoredErrors`) but not returned as warnings: native MAP admission sends no Warning
+ * header for them, and a real kube-apiserver was seen to (test/e2e/map-parity.test.ts), so the
+ * client sees the same answer either way (`ignoredErrorsAsWarnings` opts in).
  *
  * Pure apart from the clock and, with the cluster source, Kyverno's `http.*` calls (live.ts: a
  * synchronous bridge that blocks this thread for the call, bounded by the request's deadline).
@@ -30,9 +32,11 @@ import {
   type Operation,
   type UserInfo,
 } from "../admission/request.js";
+import { withEvalLimits } from "../cel/index.js";
 import type { EvaluateResult, JsonObject, JsonValue, Trace } from "../admission/index.js";
 import type { KyvernoOutcome } from "../admission/kyverno/index.js";
 import { admit } from "../engine/index.js";
+import { MAX_VALUE_SIZE } from "./defaults.js";
 import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
 import type { PolicySnapshot } from "./policies.js";
 
@@ -57,7 +61,10 @@ export interface ReviewSettings {
   readonly failurePolicy: FailurePolicy;
   /** Extra group/resource pairs to leave alone (added to {@link EXEMPT_RESOURCES}). */
   readonly exemptResources?: readonly string[];
-  /** Return policy errors dropped by a policy's failurePolicy Ignore as warnings. Default true. */
+  /**
+   * Return policy errors dropped by a policy's failurePolicy Ignore as warnings. Default false:
+   * native MAP admission sends none (they are logged as `ignoredErrors` either way).
+   */
   readonly ignoredErrorsAsWarnings?: boolean;
 }
 
@@ -400,7 +407,8 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
       if (!a.ok) throw new Error(a.error.message);
       return a.result;
     };
-    result = live !== undefined && snapshot.kyvernoPolicies.length > 0 ? live.during(env.deadline, env.now, run) : run();
+    const guarded = (): EvaluateResult => withEvalLimits(evalLimits(env), run);
+    result = live !== undefined && snapshot.kyvernoPolicies.length > 0 ? live.during(env.deadline, env.now, guarded) : guarded();
   } catch (e) {
     // A celmap bug (the engine never throws for bad input): the log gets the stack, the response only the message.
     return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`, e instanceof Error && e.stack !== undefined ? { stack: e.stack } : {});
@@ -411,8 +419,8 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
   if (result.status?.code === 504 || env.now() > env.deadline - 1) {
     return { ...serverFailure("timeout", 504, "Timeout", `request deadline exceeded during evaluation`), ...observed };
   }
-  const warnings = [...result.warnings, ...(s.ignoredErrorsAsWarnings === false ? [] : result.ignoredErrors)];
-  const generation = { policySet: snapshot.generation };
+  const warnings = [...result.warnings, ...(s.ignoredErrorsAsWarnings === true ? result.ignoredErrors : [])];
+  const generation = { policySet: snapshot.generation, ...(result.ignoredErrors.length > 0 ? { ignoredErrors: result.ignoredErrors } : {}) };
   if (!result.allowed) {
     const st = result.status!;
     const status: JsonObject = { status: "Failure", code: st.code, reason: st.reason, message: st.message };
@@ -429,6 +437,16 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     { ...generation, patchOperations: result.patch.length, ...(warnings.length > 0 ? { warnings } : {}) },
     observed,
   );
+}
+
+/**
+ * What bounds every CEL evaluation of a request (see `src/cel/eval-limits.ts`): running
+ * expressions are interrupted once the deadline has passed (checked every 100 comprehension
+ * iterations, as the apiserver's `InterruptCheckFrequency`), and no concatenation builds a value
+ * over {@link MAX_VALUE_SIZE}, so no request takes the process down.
+ */
+function evalLimits(env: ReviewEnv): { interrupt: () => boolean; maxSize: number } {
+  return { interrupt: () => env.now() > env.deadline, maxSize: MAX_VALUE_SIZE };
 }
 
 /** The AdmissionReview-or-Status body for a request rejected before it was read (size, deadline). */

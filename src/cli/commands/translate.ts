@@ -18,6 +18,27 @@ import { namespaceLookup, type Admission } from "../../engine/index.js";
 const API_VERSIONS = ["v1", "v1beta1", "v1alpha1"] as const;
 const KUBE_VERSIONS = ["1.32", "1.33", "1.34", "1.35", "1.36"] as const;
 
+/**
+ * The first minor release serving each admissionregistration.k8s.io version of
+ * MutatingAdmissionPolicy: v1alpha1 in 1.32 (behind the MutatingAdmissionPolicy feature gate),
+ * v1beta1 in 1.34, v1 in 1.36.
+ */
+const FIRST_SERVED: Readonly<Record<string, number>> = { v1alpha1: 32, v1beta1: 34, v1: 36 };
+
+/** Why policies of `apiVersion` cannot run on `minKubernetes`, naming the version it serves. */
+function unservedApiVersion(apiVersion: string, minKubernetes: string): string | undefined {
+  const minor = Number(minKubernetes.split(".")[1]);
+  const first = FIRST_SERVED[apiVersion];
+  if (first === undefined || minor >= first) return undefined;
+  const served = Object.entries(FIRST_SERVED)
+    .filter(([, f]) => f <= minor)
+    .sort((a, b) => b[1] - a[1])[0]![0];
+  return (
+    `--api-version ${apiVersion} is served from Kubernetes 1.${first}; Kubernetes ${minKubernetes} serves MutatingAdmissionPolicy as ` +
+    `${served} (give --api-version ${served}, or a --min-kubernetes of 1.${first} or later)`
+  );
+}
+
 const OPTIONS: readonly OptionSpec[] = [
   {
     name: "filename",
@@ -220,6 +241,10 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   const minKubernetes = str(args, "min-kubernetes");
   if (minKubernetes !== undefined && !(KUBE_VERSIONS as readonly string[]).includes(minKubernetes)) {
     throw new UsageError(`--min-kubernetes must be one of ${KUBE_VERSIONS.join(", ")}, got ${JSON.stringify(minKubernetes)}`);
+  }
+  if (minKubernetes !== undefined) {
+    const problem = unservedApiVersion(apiVersion, minKubernetes);
+    if (problem !== undefined) throw new UsageError(problem);
   }
   const failurePolicy = str(args, "failure-policy") ?? "Fail";
   if (failurePolicy !== "Fail" && failurePolicy !== "Ignore") throw new UsageError(`--failure-policy must be Fail or Ignore, got ${JSON.stringify(failurePolicy)}`);
