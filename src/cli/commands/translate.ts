@@ -74,6 +74,14 @@ const OPTIONS: readonly OptionSpec[] = [
     placeholder: "yaml|json",
     description: "yaml (default): the policies then the bindings as YAML documents; json: one object {policies, bindings, verdicts}.",
   },
+  {
+    name: "form",
+    type: "string",
+    placeholder: "readable|exact",
+    description:
+      "readable (default): the simplest form that is provably Gatekeeper's result (an ApplyConfiguration or a JSONPatch without type guards, as a person would write it) where there is one; exact: always the guarded JSONPatch walk of every location (for a diff; both give the same results).",
+  },
+  { name: "explain", type: "boolean", description: "Print on stderr, per mutator, the policy that carries it, the form chosen (ApplyConfiguration or JSONPatch, readable or the full walk), its passes, and why." },
   { name: "strict", type: "boolean", description: "Exit 1 unless every mutator translates exactly (a difference or a refusal fails)." },
   {
     name: "no-fast-path",
@@ -108,7 +116,7 @@ export const translateCommand: Command = {
   summary: "Translate Gatekeeper mutators and Kyverno MutatingPolicies into MutatingAdmissionPolicies and bindings, with a verdict per input.",
   usage:
     "celmap translate -f <mutators>... [--api-version v1|v1beta1|v1alpha1] [--min-kubernetes 1.32|…|1.36] " +
-    "[--failure-policy Fail|Ignore] [--no-fast-path] [-o yaml|json] [--strict]",
+    "[--failure-policy Fail|Ignore] [--no-fast-path] [--form readable|exact] [--explain] [-o yaml|json] [--strict]",
   description:
     "Compiles Gatekeeper mutators into MutatingAdmissionPolicies that kube-apiserver runs itself (no webhook): scoping " +
     "in matchConstraints and matchConditions, JSONPatch mutations (ApplyConfiguration where provably equal), " +
@@ -210,6 +218,16 @@ export function formatVerdict(v: Verdict, p: Palette): string {
   return lines.join("\n") + "\n";
 }
 
+/** `--explain`: which policy carries the mutator, the form chosen and why. */
+export function formatExplanation(v: Verdict): string {
+  if (v.form === undefined || v.policy === undefined) return `  explain: not emitted\n`;
+  const f = v.form;
+  return (
+    `  explain: policy ${v.policy}, ${f.readable ? "readable" : "full-walk"} ${f.patchType}, ${f.passes} pass${f.passes === 1 ? "" : "es"}\n` +
+    `  explain: why: ${f.why}\n`
+  );
+}
+
 async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   if (args.positionals.length > 0) {
     throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}: give mutator files or directories with -f`);
@@ -233,6 +251,9 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   const output = str(args, "output") ?? "yaml";
   if (output !== "yaml" && output !== "json") throw new UsageError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
   const strict = args.values["strict"] === true;
+  const form = str(args, "form") ?? "readable";
+  if (form !== "readable" && form !== "exact") throw new UsageError(`--form must be readable or exact, got ${JSON.stringify(form)}`);
+  const explain = args.values["explain"] === true;
   const errColor = palette(colorWanted(process.stderr.isTTY));
 
   const errors: string[] = [];
@@ -271,6 +292,7 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
     ...(minKubernetes !== undefined ? { minKubernetes } : {}),
     failurePolicy,
     fastPath: args.values["no-fast-path"] !== true,
+    form,
   });
   if (t.issues.length > 0) {
     for (const i of t.issues) io.stderr(`${errColor.red("internal error")}: the translation does not validate: ${i}\n`);
@@ -290,6 +312,7 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   let exact = 0;
   for (const v of t.verdicts) {
     io.stderr(formatVerdict(v, errColor));
+    if (explain) io.stderr(formatExplanation(v));
     if (v.verdict === "exact") exact++;
   }
   let kExact = 0;
