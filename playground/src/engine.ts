@@ -4,12 +4,11 @@
  * the CEL scratchpad is `celmap cel` (src/cli/environment.ts over src/cel), the Gatekeeper view
  * `celmap translate` (src/translate/gatekeeper), on text from the editors instead of files.
  *
- * Browser-safety: YAML is read with `parseDocuments` (src/io/load.ts). That module also holds the
- * file readers, which import node:fs and node:path; vite.config.ts resolves those two to a stub and
- * the bundle check proves nothing of them survives tree-shaking.
+ * Browser-safety: YAML is read with `parseDocuments` (src/io/parse.ts, text only; the file readers
+ * are in src/io/load.ts, which the page never imports: the build check fails if it does).
  */
 import type { JsonObject, Operation } from "../../src/admission/index.js";
-import { formatLoadError, parseDocuments, type LoadedDocument } from "../../src/io/load.js";
+import { formatLoadError, parseDocuments, type LoadedDocument } from "../../src/io/parse.js";
 import { admit, errorText, load as loadPolicySet, objectProblem, unknownKind, type ObjectRequest } from "../../src/engine/index.js";
 import { formatSourceRef, type SourceRef } from "../../src/diag/source.js";
 import { toExactJson, toYaml } from "../../src/cli/render/serialize.js";

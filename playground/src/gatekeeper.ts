@@ -4,7 +4,8 @@
  */
 import { compileMutator, translate, type Verdict } from "../../src/translate/gatekeeper/index.js";
 import { formatSourceRef } from "../../src/diag/source.js";
-import { toJsonNumbers, type LoadedDocument } from "../../src/io/load.js";
+import { toJsonNumbers } from "../../src/io/numbers.js";
+import type { LoadedDocument } from "../../src/io/parse.js";
 
 /** The documents as plain JSON mutators, and the problems (`file#doc: field.path: message`). */
 export function checkMutators(docs: readonly LoadedDocument[]): { mutators: unknown[]; errors: string[] } {
