@@ -1,0 +1,74 @@
+/**
+ * Reading a decoded object the way Go reads its typed struct: an absent field is the zero value
+ * (`""`, `0`, `false`, nil), a present one of the right JSON type is its value. Strict decoding
+ * (src/admission/typed-decode.ts) has already rejected wrong JSON types before validation runs.
+ */
+import { isJsonObject, type JsonObject, type JsonValue } from "../../admission/json.js";
+
+export type { JsonObject, JsonValue };
+
+export function str(o: JsonObject | undefined, key: string): string {
+  const v = o?.[key];
+  return typeof v === "string" ? v : "";
+}
+
+/** An integer field (0 when absent). */
+export function int(o: JsonObject | undefined, key: string): number {
+  const v = o?.[key];
+  return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0;
+}
+
+/** A pointer to an integer: undefined when absent or null. */
+export function intPtr(o: JsonObject | undefined, key: string): number | undefined {
+  const v = o?.[key];
+  return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined;
+}
+
+export function has(o: JsonObject | undefined, key: string): boolean {
+  return o !== undefined && o[key] !== undefined && o[key] !== null;
+}
+
+export function obj(o: JsonObject | undefined, key: string): JsonObject | undefined {
+  const v = o?.[key];
+  return isJsonObject(v) ? v : undefined;
+}
+
+export function list(o: JsonObject | undefined, key: string): JsonValue[] {
+  const v = o?.[key];
+  return Array.isArray(v) ? v : [];
+}
+
+export function objects(o: JsonObject | undefined, key: string): JsonObject[] {
+  return list(o, key).map((e) => (isJsonObject(e) ? e : {}));
+}
+
+/** A `map[string]string` (values that are not strings read as ""). */
+export function stringMap(o: JsonObject | undefined, key: string): Record<string, string> | undefined {
+  const v = o?.[key];
+  if (!isJsonObject(v)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = typeof x === "string" ? x : "";
+  return out;
+}
+
+/** An `intstr.IntOrString`. */
+export type IntOrString = { readonly type: "int"; readonly value: number } | { readonly type: "string"; readonly value: string };
+
+export function intOrString(o: JsonObject | undefined, key: string): IntOrString | undefined {
+  const v = o?.[key];
+  if (typeof v === "string") return { type: "string", value: v };
+  if (typeof v === "number" || typeof v === "bigint") return { type: "int", value: Number(v) };
+  return undefined;
+}
+
+/** How `field.Error` prints an IntOrString bad value (its JSON form). */
+export function intOrStringValue(v: IntOrString): string | number {
+  return v.value;
+}
+
+/** Go's `%v`-ish byte length of a string (UTF-8). */
+export function byteLength(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
+
+export const sortedKeys = (m: Readonly<Record<string, unknown>>): string[] => Object.keys(m).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
