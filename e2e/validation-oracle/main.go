@@ -16,6 +16,16 @@ import (
 	"io"
 	"os"
 
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apihelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	crdserverscheme "k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -67,6 +77,7 @@ var kinds = map[string]kindInfo{
 
 type inCase struct {
 	ID        string          `json:"id"`
+	CRD       json.RawMessage `json:"crd,omitempty"`
 	Object    json.RawMessage `json:"object"`
 	OldObject json.RawMessage `json:"oldObject,omitempty"`
 }
@@ -86,6 +97,9 @@ func decode(raw []byte) (runtime.Object, *schema.GroupVersionKind, error) {
 }
 
 func run(c inCase) outCase {
+	if len(c.CRD) > 0 {
+		return runCustomResource(c)
+	}
 	obj, gvk, err := decode(c.Object)
 	if err != nil {
 		return outCase{ID: c.ID, Code: 400, Reason: "BadRequest", Message: err.Error()}
@@ -96,14 +110,15 @@ func run(c inCase) outCase {
 	}
 	meta, _ := obj.(metav1.Object)
 	ctx := genericapirequest.NewContext()
+	ns := ""
 	if info.strategy.NamespaceScoped() {
-		ns := meta.GetNamespace()
+		ns = meta.GetNamespace()
 		if ns == "" {
 			ns = "default"
 			meta.SetNamespace(ns)
 		}
-		ctx = genericapirequest.WithNamespace(ctx, ns)
 	}
+	ctx = genericapirequest.WithNamespace(ctx, ns)
 	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{IsResourceRequest: true, APIGroup: gvk.Group, APIVersion: gvk.Version, Resource: info.resource, Namespace: meta.GetNamespace(), Name: meta.GetName()})
 	if len(c.OldObject) == 0 {
 		// What the create handler does before BeforeCreate: system fields, a generated name.
@@ -139,6 +154,96 @@ func run(c inCase) outCase {
 		}
 	}
 	return out
+}
+
+// crStrategy builds the custom resource strategy the apiserver builds for the object's version.
+func crStrategy(crdJSON []byte, version string) (strategy, *structuralschema.Structural, error) {
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := json.Unmarshal(crdJSON, &crd); err != nil {
+		return nil, nil, err
+	}
+	v1schema, err := apihelpers.GetSchemaForVersion(&crd, version)
+	if err != nil || v1schema == nil {
+		return nil, nil, fmt.Errorf("no schema for version %q", version)
+	}
+	internal := &apiextensionsinternal.CustomResourceValidation{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v1schema, internal, nil); err != nil {
+		return nil, nil, err
+	}
+	structural, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	kind := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
+	typer := crdserverscheme.NewUnstructuredObjectTyper()
+	st := customresource.NewStrategy(typer, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind, validator, nil, structural, nil, nil, nil)
+	return st, structural, nil
+}
+
+func decodeCR(raw []byte, structural *structuralschema.Structural) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		return nil, err
+	}
+	// What the CR codec and defaulter do on decode: prune, drop non-nullable nulls, default.
+	structuralpruning.Prune(u.Object, structural, true)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, structural)
+	structuraldefaulting.Default(u.Object, structural)
+	return u, nil
+}
+
+func runCustomResource(c inCase) outCase {
+	var probe struct {
+		APIVersion string `json:"apiVersion"`
+	}
+	_ = json.Unmarshal(c.Object, &probe)
+	gv, _ := schema.ParseGroupVersion(probe.APIVersion)
+	st, structural, err := crStrategy(c.CRD, gv.Version)
+	if err != nil {
+		return outCase{ID: c.ID, Code: 400, Reason: "BadRequest", Message: "oracle: " + err.Error()}
+	}
+	u, err := decodeCR(c.Object, structural)
+	if err != nil {
+		return outCase{ID: c.ID, Code: 400, Reason: "BadRequest", Message: err.Error()}
+	}
+	ns := ""
+	if st.NamespaceScoped() {
+		ns = u.GetNamespace()
+		if ns == "" {
+			ns = "default"
+			u.SetNamespace(ns)
+		}
+	}
+	ctx := genericapirequest.WithNamespace(genericapirequest.NewContext(), ns)
+	if len(c.OldObject) == 0 {
+		rest.FillObjectMetaSystemFields(u)
+		if u.GetName() == "" && u.GetGenerateName() != "" {
+			u.SetName(u.GetGenerateName() + "x2x4x")
+		}
+		err = rest.BeforeCreate(st, ctx, u)
+	} else {
+		old, derr := decodeCR(c.OldObject, structural)
+		if derr != nil {
+			return outCase{ID: c.ID, Code: 400, Reason: "BadRequest", Message: "oldObject: " + derr.Error()}
+		}
+		if st.NamespaceScoped() && old.GetNamespace() == "" {
+			old.SetNamespace(ns)
+		}
+		err = rest.BeforeUpdate(st, ctx, u, old)
+	}
+	if err != nil {
+		if s, ok := err.(apierrors.APIStatus); ok {
+			stt := s.Status()
+			return outCase{ID: c.ID, Code: stt.Code, Reason: string(stt.Reason), Message: stt.Message}
+		}
+		return outCase{ID: c.ID, Code: 500, Reason: "InternalError", Message: err.Error()}
+	}
+	b, _ := u.MarshalJSON()
+	return outCase{ID: c.ID, Allowed: true, Object: b}
 }
 
 func main() {

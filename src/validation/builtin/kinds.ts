@@ -5,9 +5,11 @@
  * namespaced, how its name is checked, its spec rules on CREATE, and what UPDATE adds
  * (immutable fields). Rules are listed in docs/validation.md.
  */
-import { duplicate, forbidden, invalid, notSupported, required, named, tooLong, type FieldError } from "../../diag/field-error.js";
+import { duplicate, forbidden, invalid, notSupported, required, named, tooLong, RawJson, type FieldError } from "../../diag/field-error.js";
+import { goJSON } from "../../diag/go-format.js";
 import { FieldPath } from "../../diag/field-path.js";
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from "../../policy/names.js";
+import { isQualifiedName } from "../../policy/names.js";
+import { isDNS1123Label, isDNS1123Subdomain } from "./dns.js";
 import { validateLabelSelector, validateLabels } from "../../policy/label-selector.js";
 import type { LabelSelector } from "../../policy/schemas/common.js";
 import { labelSelectorAsSelector, selectorMatches } from "../../admission/selector.js";
@@ -28,6 +30,30 @@ export interface KindValidation {
 }
 
 const SPEC = FieldPath.root("spec");
+
+/** A struct of an internal API type as `json.Marshal` prints it: Go field names, declaration order. */
+function goStruct(fields: readonly (readonly [string, JsonValue | undefined])[]): RawJson {
+  return new RawJson(`{${fields.map(([k, v]) => `${JSON.stringify(k)}:${v === undefined ? "null" : goJSON(v)}`).join(",")}}`);
+}
+
+/** An `intstr.IntOrString` pointer as printed inside a struct. */
+function intstrValue(o: JsonObject | undefined, key: string): JsonValue {
+  const v = intOrString(o, key);
+  return v === undefined ? null : v.value;
+}
+
+function rollingUpdateStruct(ru: JsonObject | undefined): JsonValue | RawJson {
+  return ru === undefined ? null : goStruct([["MaxUnavailable", intstrValue(ru, "maxUnavailable")], ["MaxSurge", intstrValue(ru, "maxSurge")]]);
+}
+
+function strategyStruct(strategy: JsonObject): RawJson {
+  const ru = obj(strategy, "rollingUpdate");
+  return new RawJson(`{"Type":${goJSON(str(strategy, "type"))},"RollingUpdate":${ru === undefined ? "null" : (rollingUpdateStruct(ru) as RawJson).text}}`);
+}
+
+function statefulRollingStruct(ru: JsonObject): RawJson {
+  return goStruct([["Partition", int(ru, "partition")], ["MaxUnavailable", intstrValue(ru, "maxUnavailable")]]);
+}
 const nonneg = (v: number | undefined, path: FieldPath): FieldError[] => (v !== undefined && v < 0 ? [invalid(path, v, "must be greater than or equal to 0")] : []);
 const immutable = (a: JsonValue | undefined, b: JsonValue | undefined, path: FieldPath): FieldError[] => (deepEqual(a ?? null, b ?? null) ? [] : [invalid(path, a ?? null, "field is immutable")]);
 
@@ -72,6 +98,24 @@ function rollingUpdate(ru: JsonObject, path: FieldPath, surgeKey = "maxSurge"): 
   if (percentValue(mu).value === 0 && percentValue(ms).value === 0) errs.push(invalid(path.child("maxUnavailable"), mu?.value ?? 0, "may not be 0 when `maxSurge` is 0"));
   const p = percentValue(mu);
   if (p.percent && p.value > 100) errs.push(invalid(path.child("maxUnavailable"), mu!.value, "must not be greater than 100%"));
+  return errs;
+}
+
+/** `ValidateRollingUpdateDaemonSet`. */
+function rollingUpdateDaemonSet(ru: JsonObject, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const mu = intOrString(ru, "maxUnavailable");
+  const ms = intOrString(ru, "maxSurge");
+  errs.push(...intOrPercent(mu, path.child("maxUnavailable")));
+  errs.push(...intOrPercent(ms, path.child("maxSurge")));
+  for (const [v, f] of [[mu, "maxUnavailable"], [ms, "maxSurge"]] as const) {
+    const p = percentValue(v);
+    if (p.percent && p.value > 100) errs.push(invalid(path.child(f), v!.value, "must not be greater than 100%"));
+  }
+  const hasUnavailable = percentValue(mu).value !== 0;
+  const hasSurge = percentValue(ms).value !== 0;
+  if (hasUnavailable && hasSurge) errs.push(invalid(path.child("maxSurge"), ms?.value ?? 0, "may not be set when maxUnavailable is non-zero"));
+  else if (!hasUnavailable && !hasSurge) errs.push(required(path.child("maxUnavailable"), "cannot be 0 when maxSurge is 0"));
   return errs;
 }
 
@@ -124,7 +168,7 @@ function deploymentSpec(o: JsonObject): FieldError[] {
     const ru = obj(strategy, "rollingUpdate");
     if (ru === undefined) errs.push(required(sPath.child("rollingUpdate"), "this should be defaulted and never be nil"));
     else errs.push(...rollingUpdate(ru, sPath.child("rollingUpdate")));
-  } else errs.push(notSupported(sPath, strategy, ["Recreate", "RollingUpdate"]));
+  } else errs.push(notSupported(sPath, strategyStruct(strategy), ["Recreate", "RollingUpdate"]));
   errs.push(...nonneg(int(spec, "minReadySeconds"), SPEC.child("minReadySeconds")));
   errs.push(...nonneg(intPtr(spec, "revisionHistoryLimit"), SPEC.child("revisionHistoryLimit")));
   const pds = intPtr(spec, "progressDeadlineSeconds");
@@ -155,11 +199,14 @@ function statefulSetSpec(o: JsonObject): FieldError[] {
   const ut = str(us, "type");
   if (ut === "") errs.push(required(SPEC.child("updateStrategy")));
   else if (ut === "OnDelete") {
-    if (has(us, "rollingUpdate")) errs.push(invalid(SPEC.child("updateStrategy", "rollingUpdate"), obj(us, "rollingUpdate") ?? null, "only allowed for updateStrategy 'RollingUpdate'"));
+    if (has(us, "rollingUpdate")) errs.push(invalid(SPEC.child("updateStrategy", "rollingUpdate"), statefulRollingStruct(obj(us, "rollingUpdate") ?? {}), "only allowed for updateStrategy 'RollingUpdate'"));
   } else if (ut === "RollingUpdate") {
     const ru = obj(us, "rollingUpdate");
     if (ru !== undefined) errs.push(...nonneg(intPtr(ru, "partition"), SPEC.child("updateStrategy", "rollingUpdate", "partition")));
-  } else errs.push(invalid(SPEC.child("updateStrategy"), us, "must be 'RollingUpdate' or 'OnDelete'"));
+  } else {
+    const ru = obj(us, "rollingUpdate");
+    errs.push(invalid(SPEC.child("updateStrategy"), new RawJson(`{"Type":${goJSON(ut)},"RollingUpdate":${ru === undefined ? "null" : statefulRollingStruct(ru).text}}`), "must be 'RollingUpdate' or 'OnDelete'"));
+  }
   const retention = obj(spec, "persistentVolumeClaimRetentionPolicy");
   if (retention !== undefined) {
     for (const f of ["whenDeleted", "whenScaled"]) {
@@ -209,8 +256,8 @@ function daemonSetSpec(o: JsonObject): FieldError[] {
   if (ut === "RollingUpdate") {
     const ru = obj(us, "rollingUpdate");
     if (ru === undefined) errs.push(required(usPath.child("rollingUpdate")));
-    else errs.push(...rollingUpdate(ru, usPath.child("rollingUpdate")));
-  } else if (ut !== "OnDelete") errs.push(notSupported(usPath.child("type"), named(ut), ["OnDelete", "RollingUpdate"]));
+    else errs.push(...rollingUpdateDaemonSet(ru, usPath.child("rollingUpdate")));
+  } else if (ut !== "OnDelete") errs.push(notSupported(usPath, strategyStruct(us), ["RollingUpdate", "OnDelete"]));
   errs.push(...nonneg(intPtr(spec, "revisionHistoryLimit"), SPEC.child("revisionHistoryLimit")));
   return errs;
 }
@@ -241,7 +288,16 @@ function jobSpecCommon(spec: JsonObject, path: FieldPath): FieldError[] {
 }
 
 function jobSpec(o: JsonObject): FieldError[] {
-  const spec = obj(o, "spec") ?? {};
+  let spec = obj(o, "spec") ?? {};
+  if (spec.manualSelector !== true) {
+    // The job strategy generates the selector and labels the template with the job's name and uid.
+    const name = str(obj(o, "metadata"), "name");
+    const uid = str(obj(o, "metadata"), "uid") || "00000000-0000-0000-0000-000000000000";
+    const t = obj(spec, "template") ?? {};
+    const md = obj(t, "metadata") ?? {};
+    const labels = { ...(obj(md, "labels") ?? {}), "batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name, "controller-uid": uid, "job-name": name };
+    spec = { ...spec, template: { ...t, metadata: { ...md, labels } } };
+  }
   const errs = jobSpecCommon(spec, SPEC);
   // A non-manual selector is generated by the strategy (controller-uid labels) and matches.
   if (spec.manualSelector === true) {
@@ -326,7 +382,10 @@ function serviceSpec(o: JsonObject): FieldError[] {
   ports.forEach((p, i) => {
     const key = `${str(p, "protocol")}/${int(p, "port")}`;
     // Go prints the ServicePort key struct with only Port and Protocol set.
-    if (seen.has(key)) errs.push(duplicate(SPEC.child("ports").index(i), { port: int(p, "port"), protocol: str(p, "protocol"), targetPort: 0 }));
+    if (seen.has(key)) {
+      const key_ = goStruct([["Name", ""], ["Protocol", str(p, "protocol")], ["AppProtocol", null], ["Port", int(p, "port")], ["TargetPort", 0], ["NodePort", 0]]);
+      errs.push(duplicate(SPEC.child("ports").index(i), key_));
+    }
     seen.add(key);
   });
   return errs;
@@ -425,10 +484,7 @@ const KIND_TABLE: Readonly<Record<string, KindValidation>> = {
     // RelaxedServiceNameValidation is beta-on in 1.36: a DNS-1123 label.
     name: nameIsDNSLabel,
     spec: serviceSpec,
-    update: (o, old) => [
-      ...immutable(obj(o, "spec")?.clusterIP, obj(old, "spec")?.clusterIP, SPEC.child("clusterIP")).filter(() => str(obj(old, "spec"), "type") !== "ExternalName" && str(obj(o, "spec"), "type") !== "ExternalName"),
-      ...serviceSpec(o),
-    ],
+    update: (o, old) => [...serviceClusterIPsUpdate(o, old), ...serviceSpec(o)],
   },
   "/ConfigMap": {
     namespaced: true,
@@ -479,6 +535,25 @@ const KIND_TABLE: Readonly<Record<string, KindValidation>> = {
     },
   },
 };
+
+/** `validateUpgradeDowngradeClusterIPs`: allocated cluster IPs do not change. */
+function serviceClusterIPsUpdate(o: JsonObject, old: JsonObject): FieldError[] {
+  const spec = obj(o, "spec") ?? {};
+  const oldSpec = obj(old, "spec") ?? {};
+  if (str(spec, "type") === "ExternalName" || str(oldSpec, "type") === "ExternalName") return [];
+  if (str(spec, "clusterIP") === "None" && str(oldSpec, "clusterIP") === "None") return [];
+  const ips = objectsOrStrings(spec.clusterIPs);
+  const oldIps = objectsOrStrings(oldSpec.clusterIPs);
+  const path = SPEC.child("clusterIPs");
+  const value = (spec.clusterIPs ?? null) as JsonValue;
+  if (ips.length === oldIps.length) return oldIps.flatMap((ip, i) => (ip !== ips[i] ? [invalid(path.index(i), value, "may not change once set")] : []));
+  if (oldIps.length > ips.length && ips.length === 0) return [invalid(path.index(0), value, "primary clusterIP can not be unset")];
+  return [];
+}
+
+function objectsOrStrings(v: JsonValue | undefined): string[] {
+  return Array.isArray(v) ? v.map((x) => (typeof x === "string" ? x : "")) : [];
+}
 
 function immutableData(o: JsonObject, old: JsonObject, fields: readonly string[]): FieldError[] {
   const errs: FieldError[] = [];

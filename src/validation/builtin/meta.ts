@@ -5,7 +5,8 @@
  */
 import { forbidden, invalid, required, tooLong, type FieldError } from "../../diag/field-error.js";
 import { FieldPath } from "../../diag/field-path.js";
-import { isDNS1035Label, isDNS1123Label, isQualifiedName, nameIsDNSSubdomain as policyNameIsDNSSubdomain } from "../../policy/names.js";
+import { isQualifiedName } from "../../policy/names.js";
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain } from "./dns.js";
 import { validateLabels } from "../../policy/label-selector.js";
 import { deepEqual, type JsonObject, type JsonValue } from "../../admission/json.js";
 import { byteLength, has, int, list, objects, sortedKeys, str, stringMap } from "./values.js";
@@ -17,7 +18,7 @@ function maskTrailingDash(name: string): string {
   return name.length > 1 && name.endsWith("-") ? name.slice(0, name.length - 2) + "a" : name;
 }
 
-export const nameIsDNSSubdomain: NameFn = (n, prefix) => policyNameIsDNSSubdomain(n, prefix);
+export const nameIsDNSSubdomain: NameFn = (n, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(n) : n);
 export const nameIsDNSLabel: NameFn = (n, prefix) => isDNS1123Label(prefix ? maskTrailingDash(n) : n);
 export const nameIsDNS1035Label: NameFn = (n, prefix) => isDNS1035Label(prefix ? maskTrailingDash(n) : n);
 

@@ -11,7 +11,7 @@
  */
 import { duplicate, forbidden, invalid, notFound, notSupported, required, named, type FieldError } from "../../diag/field-error.js";
 import type { FieldPath } from "../../diag/field-path.js";
-import { isDNS1123Label, isDNS1123Subdomain } from "../../policy/names.js";
+import { isDNS1123Label, isDNS1123Subdomain } from "./dns.js";
 import { validateLabels } from "../../policy/label-selector.js";
 import type { JsonObject } from "../../admission/json.js";
 import { validateAnnotations } from "./meta.js";
@@ -33,7 +33,7 @@ export function portNumProblems(port: number): string[] {
 /** `validation.IsValidPortName`. */
 export function portNameProblems(port: string): string[] {
   const errs: string[] = [];
-  if (port.length > 15) errs.push("must be no more than 15 bytes");
+  if (port.length > 15) errs.push("must be no more than 15 characters");
   if (!/^[-a-z0-9]+$/.test(port)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
   if (!/[a-z]/.test(port)) errs.push("must contain at least one letter (a-z)");
   if (port.includes("--")) errs.push("must not contain consecutive hyphens");
@@ -223,9 +223,6 @@ export function validatePodSpec(spec: JsonObject, path: FieldPath): FieldError[]
     errs.push(notSupported(path.child("dnsPolicy"), named(dns), ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]));
   }
   errs.push(...validateLabels(stringMap(spec, "nodeSelector"), path.child("nodeSelector")));
-  objects(spec, "imagePullSecrets").forEach((s, i) => {
-    if (str(s, "name") === "") errs.push(required(path.child("imagePullSecrets").index(i).child("name")));
-  });
   const sa = str(spec, "serviceAccountName");
   if (sa !== "") for (const m of isDNS1123Subdomain(sa)) errs.push(invalid(path.child("serviceAccountName"), sa, m));
   const node = str(spec, "nodeName");

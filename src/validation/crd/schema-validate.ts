@@ -99,12 +99,12 @@ function validate(v: JsonValue, s: Schema, name: string, errs: FieldError[]): vo
     }
     return;
   }
+  // (kube-openapi runs every validator; those for another kind of value do not apply, enum always does.)
   if (type !== "" && !intOrString) {
     const ok = type === t || (type === "number" && t === "integer");
     if (!ok) {
       const actual = t === "integer" && type !== "number" ? "integer" : t;
       errs.push(typeInvalid(at(name), actual, `${name} in body must be of type ${type}: ${JSON.stringify(actual)}`));
-      return;
     }
   }
   // schemaPropsValidator: allOf, anyOf, oneOf, not
@@ -129,33 +129,40 @@ function validate(v: JsonValue, s: Schema, name: string, errs: FieldError[]): vo
   if (isJsonObject(s.not) && validateSchema(v, s.not, name).length === 0) errs.push(invalid(at(name), "", `${name} in body must not validate the schema (not)`));
   // stringValidator
   if (typeof v === "string") {
+    // The first failing check only (kube-openapi's stringValidator returns at the first).
     const maxLength = num(s.maxLength);
     const minLength = num(s.minLength);
+    const re = typeof s.pattern === "string" ? patternRe(s.pattern) : null;
     if (maxLength !== undefined && runeCount(v) > maxLength) errs.push(tooLong(at(name), maxLength));
-    if (minLength !== undefined && runeCount(v) < minLength) errs.push(invalid(at(name), v, `${name} in body should be at least ${minLength} chars long`));
-    if (typeof s.pattern === "string") {
-      const re = patternRe(s.pattern);
-      if (re !== null && !re.test(v)) errs.push(invalid(at(name), v, `${name} in body should match '${s.pattern}'`));
-    }
+    else if (minLength !== undefined && runeCount(v) < minLength) errs.push(invalid(at(name), v, `${name} in body should be at least ${minLength} chars long`));
+    else if (re !== null && !re.test(v)) errs.push(invalid(at(name), v, `${name} in body should match '${String(s.pattern)}'`));
   }
   // formatValidator
   if (typeof s.format === "string" && typeof v === "string" && type === "string") {
     if (formatProblem(s.format, v)) errs.push(typeInvalid(at(name), v, `${name} in body must be of type ${s.format}: ${JSON.stringify(v)}`));
   }
   // numberValidator
-  if (typeof v === "number" || typeof v === "bigint") {
+  if ((typeof v === "number" || typeof v === "bigint") && (type === "integer" || type === "number" || type === "")) {
     const n = Number(v);
+    const isInt = t === "integer";
+    // IsValueValidAgainstRange: a non-integral number where an integer is declared.
+    if (type === "integer" && !isInt) errs.push(invalid(FieldPath.root("<nil>"), "", `Checked value must be of type integer (default format) in ${name}`));
     const multipleOf = num(s.multipleOf);
-    if (multipleOf !== undefined && multipleOf > 0 && !Number.isInteger(n / multipleOf)) errs.push(invalid(at(name), v, `${name} in body should be a multiple of ${goFloat(multipleOf)}`));
-    const max = num(s.maximum);
-    if (max !== undefined) {
-      const excl = s.exclusiveMaximum === true;
-      if (excl ? n >= max : n > max) errs.push(invalid(at(name), v, `${name} in body should be less than ${excl ? "" : "or equal to "}${goFloat(max)}`));
+    if (multipleOf !== undefined) {
+      // MultipleOfNativeType: an integer value is checked against the factor truncated to an integer.
+      const factor = isInt ? Math.trunc(multipleOf) : multipleOf;
+      if (factor <= 0) errs.push(invalid(at(name), factor, `factor MultipleOf declared for ${name} must be positive: ${goFloat(factor)}`));
+      else if (isInt ? n % factor !== 0 : !Number.isInteger(factor < 1 ? (1 / factor) * n : n / factor)) errs.push(invalid(at(name), v, `${name} in body should be a multiple of ${goFloat(factor)}`));
     }
     const min = num(s.minimum);
     if (min !== undefined) {
       const excl = s.exclusiveMinimum === true;
       if (excl ? n <= min : n < min) errs.push(invalid(at(name), v, `${name} in body should be greater than ${excl ? "" : "or equal to "}${goFloat(min)}`));
+    }
+    const max = num(s.maximum);
+    if (max !== undefined) {
+      const excl = s.exclusiveMaximum === true;
+      if (excl ? n >= max : n > max) errs.push(invalid(at(name), v, `${name} in body should be less than ${excl ? "" : "or equal to "}${goFloat(max)}`));
     }
   }
   // sliceValidator
