@@ -25,9 +25,6 @@
  * as objects are seen as bare namespaces with only their `kubernetes.io/metadata.name` label.
  */
 import {
-  builtinDefaulter,
-  composeDefaulters,
-  crdDefaulter,
   crdSchemaNode,
   evaluate,
   gvkOfObject,
@@ -44,6 +41,7 @@ import {
   type ParamSource,
 } from "../../admission/index.js";
 import { errorString } from "../../diag/field-error.js";
+import { crdConverter, defaultObject, validateStored, validationContext, type StoredResult, type ValidationContext } from "../../validation/index.js";
 import { decodeIssueText } from "../../diag/decode-error.js";
 import { formatSourceRef, type SourceRef } from "../../diag/source.js";
 import type { LoadedDocument } from "../../io/load.js";
@@ -54,8 +52,10 @@ import { OfflineImageDataProvider, OfflineResourceProvider, type KyvernoProvider
 import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../policy/kyverno/index.js";
 
 export interface SessionOptions {
-  /** Apply celmap's built-in defaulters and CRD defaults (as the apiserver's decoding does). Default true. */
+  /** Apply the built-in defaulters and CRD defaults (as the apiserver's decoding does). Default true. */
   readonly defaulting?: boolean;
+  /** Validate the admitted object as the apiserver does before storing it (src/validation). Default true. */
+  readonly validate?: boolean;
 }
 
 export interface Session {
@@ -67,6 +67,8 @@ export interface Session {
   readonly catalog: ResourceCatalog;
   readonly schemas: SchemaRegistry;
   readonly defaulter: Defaulter | undefined;
+  /** The given CRDs, for defaulting, validation and version conversion (src/validation); undefined with validation off. */
+  readonly validation: ValidationContext | undefined;
   /** Kyverno MutatingPolicies / NamespacedMutatingPolicies in input order, their exceptions and library data. */
   readonly kyverno: KyvernoInputs;
 }
@@ -128,7 +130,7 @@ export function buildSession(docs: readonly LoadedDocument[], options: SessionOp
   const warnings: string[] = [];
   const catalog = ResourceCatalog.builtin();
   const schemas = SchemaRegistry.builtin();
-  const defaulters: Defaulter[] = [builtinDefaulter];
+  const crds: JsonObject[] = [];
   const objects: LoadedDocument[] = [];
   for (const d of docs) {
     const problem = objectProblem(d);
@@ -160,7 +162,16 @@ export function buildSession(docs: readonly LoadedDocument[], options: SessionOp
       const schema = isObject(ver.schema) ? ver.schema.openAPIV3Schema : undefined;
       if (isObject(schema)) schemas.addKind(`${String(spec.group)}/${String(ver.name)}`, String(names.kind), crdSchemaNode(schema));
     }
-    defaulters.push(crdDefaulter(v));
+    crds.push(v);
+  }
+  const validation = validationContext(crds);
+  for (const c of crds) {
+    const spec = isObject(c.spec) ? c.spec : {};
+    const conv = isObject(spec.conversion) ? spec.conversion.strategy : undefined;
+    const versions = Array.isArray(spec.versions) ? spec.versions.filter((x) => isObject(x) && x.served !== false).length : 0;
+    if (conv === "Webhook" && versions > 1) {
+      warnings.push(`CustomResourceDefinition ${JSON.stringify(metaField(c, "name") ?? "")} converts between its versions with a webhook, which celmap cannot call offline: a policy matched through another version (matchPolicy: Equivalent) fails the request`);
+    }
   }
 
   // Kyverno policies, exceptions and CLI Context documents.
@@ -268,7 +279,8 @@ export function buildSession(docs: readonly LoadedDocument[], options: SessionOp
       namespaces,
       catalog,
       schemas,
-      defaulter: options.defaulting === false ? undefined : defaulters.length === 1 ? builtinDefaulter : composeDefaulters(...defaulters),
+      defaulter: options.defaulting === false ? undefined : (o) => defaultObject(o, validation),
+      validation: options.validate === false ? undefined : validation,
       kyverno: { policies: mpols, exceptions, providers, resources },
     },
     errors,
@@ -289,6 +301,11 @@ export type Evaluation =
       readonly input: JsonObject;
       readonly request: AdmissionRequest;
       readonly result: EvaluateResult;
+      /**
+       * The apiserver's validation of the admitted object before storing it (absent when admission
+       * denied the request or validation is off): a 422 Invalid status when it would reject it.
+       */
+      readonly validation?: StoredResult;
       /** Namespaces the request needed that were not given (seen as bare namespaces). */
       readonly syntheticNamespace?: string;
     }
@@ -364,7 +381,11 @@ export function evaluateObject(session: Session, object: JsonObject, spec: Reque
     namespaces,
     catalog: session.catalog,
     schemas: session.schemas,
-    ...(session.defaulter !== undefined ? { options: { defaulter: session.defaulter } } : {}),
+    options: {
+      ...(session.defaulter !== undefined ? { defaulter: session.defaulter } : {}),
+      ...(session.validation !== undefined ? { converter: crdConverter(session.validation) } : {}),
+    },
   });
-  return { ok: true, input, request, result, ...(synthetic !== undefined ? { syntheticNamespace: synthetic } : {}) };
+  const validation = session.validation !== undefined && result.allowed && result.object !== null ? validateStored(result.object, old, session.validation) : undefined;
+  return { ok: true, input, request, result, ...(validation !== undefined ? { validation } : {}), ...(synthetic !== undefined ? { syntheticNamespace: synthetic } : {}) };
 }

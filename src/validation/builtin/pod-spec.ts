@@ -15,7 +15,7 @@ import { isDNS1123Label, isDNS1123Subdomain } from "./dns.js";
 import { validateLabels } from "../../policy/label-selector.js";
 import type { JsonObject } from "../../admission/json.js";
 import { validateAnnotations } from "./meta.js";
-import { has, int, intOrString, intPtr, obj, objects, str, stringMap } from "./values.js";
+import { has, int, intOrString, intPtr, obj, objects, rawInt, str, stringMap } from "./values.js";
 
 const PORT_PROTOCOLS = ["SCTP", "TCP", "UDP"];
 const PULL_POLICIES = ["Always", "IfNotPresent", "Never"];
@@ -228,7 +228,7 @@ export function validatePodSpec(spec: JsonObject, path: FieldPath): FieldError[]
   const node = str(spec, "nodeName");
   if (node !== "") for (const m of isDNS1123Subdomain(node)) errs.push(invalid(path.child("nodeName"), node, m));
   const ads = intPtr(spec, "activeDeadlineSeconds");
-  if (ads !== undefined && (ads < 1 || ads > 2147483647)) errs.push(invalid(path.child("activeDeadlineSeconds"), ads, "must be between 1 and 2147483647, inclusive"));
+  if (ads !== undefined && (ads < 1 || ads > 2147483647)) errs.push(invalid(path.child("activeDeadlineSeconds"), rawInt(spec, "activeDeadlineSeconds") ?? ads, "must be between 1 and 2147483647, inclusive"));
   if (str(spec, "hostname") !== "") errs.push(...dns1123Label(str(spec, "hostname"), path.child("hostname")));
   if (str(spec, "subdomain") !== "") errs.push(...dns1123Label(str(spec, "subdomain"), path.child("subdomain")));
   const pc = str(spec, "priorityClassName");

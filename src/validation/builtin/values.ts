@@ -18,6 +18,12 @@ export function int(o: JsonObject | undefined, key: string): number {
   return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0;
 }
 
+/** An integer field as decoded (a bigint beyond 2^53, for bad values printed exactly). */
+export function rawInt(o: JsonObject | undefined, key: string): number | bigint | undefined {
+  const v = o?.[key];
+  return typeof v === "number" || typeof v === "bigint" ? v : undefined;
+}
+
 /** A pointer to an integer: undefined when absent or null. */
 export function intPtr(o: JsonObject | undefined, key: string): number | undefined {
   const v = o?.[key];
