@@ -70,6 +70,11 @@ export function defaultBuiltin(object: JsonObject, gvk: DefaultTarget): JsonObje
   const out = deepClone(object);
   d.own?.(out);
   for (const path of d.podSpecs ?? []) {
+    // A template's ObjectMeta is a struct field: always printed (`metadata: {}`).
+    if (path.length > 1) {
+      const template = at(out, path.slice(0, -1));
+      if (template !== undefined) obj(template, "metadata");
+    }
     const spec = at(out, path);
     if (spec !== undefined) defaultPodSpec(spec, d.pod === true);
   }
@@ -155,6 +160,8 @@ function defaultPodSpec(spec: JsonObject, isPod: boolean): void {
   setIfAbsent(spec, "terminationGracePeriodSeconds", 30);
   setIfEmpty(spec, "schedulerName", "default-scheduler");
   for (const v of objects(spec.volumes)) defaultVolume(v);
+  // LocalObjectReference.name is omitempty: an empty name is not printed.
+  for (const r of objects(spec.imagePullSecrets)) if (r.name === "") delete r.name;
   for (const list of CONTAINER_LISTS) for (const c of objects(spec[list])) defaultContainer(c);
 }
 
@@ -308,7 +315,9 @@ function defaultCronJob(o: JsonObject): void {
   setIfAbsent(spec, "suspend", false);
   setIfAbsent(spec, "successfulJobsHistoryLimit", 3);
   setIfAbsent(spec, "failedJobsHistoryLimit", 1);
-  const jobSpec = child(child(spec, "jobTemplate"), "spec");
+  const jobTemplate = child(spec, "jobTemplate");
+  if (jobTemplate !== undefined) obj(jobTemplate, "metadata");
+  const jobSpec = child(jobTemplate, "spec");
   if (jobSpec !== undefined) defaultJobSpec(jobSpec);
 }
 

@@ -29,10 +29,44 @@ export function celmapOutcome(c: ValidationCase): Outcome {
   return r.ok ? { id: c.id, allowed: true } : { id: c.id, allowed: false, code: r.status.code, message: r.status.message };
 }
 
-/** The Go oracle's answers (one process for all cases). */
-export function oracleOutcomes(cases: readonly ValidationCase[], binary: string): Outcome[] {
+/** The Go oracle's answers (one process for all cases); `object` is the stored object of an admitted CREATE. */
+export function oracleOutcomes(cases: readonly ValidationCase[], binary: string): (Outcome & { readonly object?: JsonObject })[] {
   const out = execFileSync(binary, [], { input: JSON.stringify(cases), maxBuffer: 64 * 1024 * 1024 });
-  return (JSON.parse(out.toString("utf8")) as Outcome[]).map((o) => ({ id: o.id, allowed: o.allowed, ...(o.code !== undefined ? { code: o.code } : {}), ...(o.message !== undefined ? { message: o.message } : {}) }));
+  const creates = new Set(cases.filter((c) => c.oldObject === undefined).map((c) => c.id));
+  return (JSON.parse(out.toString("utf8")) as (Outcome & { object?: JsonObject })[]).map((o) => ({
+    id: o.id,
+    allowed: o.allowed,
+    ...(o.code !== undefined ? { code: o.code } : {}),
+    ...(o.message !== undefined ? { message: o.message } : {}),
+    ...(o.allowed && o.object !== undefined && creates.has(o.id) ? { object: o.object } : {}),
+  }));
+}
+
+/**
+ * The stored object without what celmap leaves to the apiserver's storage (the registry
+ * strategies' PrepareForCreate and the system fields): metadata uid, creationTimestamp and
+ * generation, status (but a Service's and a Namespace's, which defaulting sets), a Job's
+ * generated selector and controller labels, a Namespace's spec.finalizers, a DaemonSet's
+ * template-generation annotation. What remains is defaulting, which celmap models.
+ */
+export function withoutStorageFields(o: JsonObject): JsonObject {
+  const c = JSON.parse(JSON.stringify(o)) as JsonObject;
+  const md = c.metadata as JsonObject | undefined;
+  if (md !== undefined) for (const f of ["uid", "creationTimestamp", "generation"]) delete md[f];
+  if (c.kind !== "Service" && c.kind !== "Namespace") delete c.status;
+  if (c.kind === "Namespace") delete c.spec;
+  if (c.kind === "DaemonSet" && md?.annotations !== undefined) {
+    const ann = md.annotations as JsonObject;
+    delete ann["deprecated.daemonset.template.generation"];
+    if (Object.keys(ann).length === 0) delete md.annotations;
+  }
+  if (c.kind === "Job") {
+    const spec = c.spec as JsonObject;
+    delete spec.selector;
+    const labels = ((spec.template as JsonObject).metadata as JsonObject).labels as JsonObject;
+    for (const l of ["batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name", "controller-uid", "job-name"]) delete labels[l];
+  }
+  return c;
 }
 
 /**
