@@ -32,7 +32,7 @@ describe("Secret normalisation", () => {
   });
 });
 
-function widgetCrd(conversion?: string, rules: unknown[] = [], extra: JsonObject = {}): JsonObject {
+function widgetCrd(conversion?: string, rules: JsonObject[] = [], extra: JsonObject = {}): JsonObject {
   const schema = {
     openAPIV3Schema: {
       type: "object",

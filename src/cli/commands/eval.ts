@@ -14,6 +14,7 @@ import { renderDiff } from "../render/diff.js";
 import { toExactJson, toYaml } from "../render/serialize.js";
 import { buildSession, describeObject, evaluateObject, isObject, kyvernoContext, objectProblem, unknownKind, where, type Evaluation, type RequestSpec, type Session } from "../render/session.js";
 import { renderTrace } from "../render/trace.js";
+import { defaultObject, validateStored } from "../../validation/index.js";
 import { formatVerdict, gatekeeperEvaluation, mutatorInputs } from "./translate.js";
 
 const OPTIONS: readonly OptionSpec[] = [
@@ -298,7 +299,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
     const ev: Evaluation =
       gk.system === undefined
         ? evaluateObject(session, item.object, reqSpec)
-        : gatekeeperEvaluation(gk.system, evaluateObject({ ...session, policies: [], bindings: [] }, item.object, reqSpec), session.namespaces, spec.user?.username);
+        : revalidate(session, gatekeeperEvaluation(gk.system, evaluateObject({ ...session, policies: [], bindings: [] }, item.object, reqSpec), session.namespaces, spec.user?.username));
     if (progress && Date.now() - lastProgress > 200) {
       lastProgress = Date.now();
       io.stderr(`\rcelmap eval: ${i + 1}/${items.length} resources`);
@@ -404,6 +405,14 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   if (denied > 0) return 1;
   if (failOnError && ignored > 0) return 1;
   return ExitCode.ok;
+}
+
+/** Validation of the object Gatekeeper's mutators produced (the base evaluation validated the object before them). */
+function revalidate(session: Session, ev: Evaluation): Evaluation {
+  if (!ev.ok || session.validation === undefined) return ev;
+  const { validation: _before, ...rest } = ev;
+  if (!ev.result.allowed || ev.result.object === null) return rest;
+  return { ...rest, validation: validateStored(defaultObject(ev.result.object, session.validation), ev.request.oldObject, session.validation) };
 }
 
 function renderResourceDiff(source: string, label: string, before: JsonObject, after: JsonObject | null, p: Palette, rejectedBy?: "admission" | "validation"): string {
