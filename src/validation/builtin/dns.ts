@@ -4,6 +4,7 @@
  * `validate/content` variants used for label keys (src/policy/names.ts) say "bytes".
  */
 import { regexError } from "../../policy/names.js";
+import { byteLength } from "./values.js";
 
 const LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const SUBDOMAIN = `${LABEL}(\\.${LABEL})*`;
@@ -17,7 +18,6 @@ export function maxLenCharacters(n: number): string {
   return `must be no more than ${n} characters`;
 }
 
-const byteLength = (s: string): number => new TextEncoder().encode(s).length;
 
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];

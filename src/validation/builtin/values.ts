@@ -72,9 +72,19 @@ export function intOrStringValue(v: IntOrString): string | number {
   return v.value;
 }
 
-/** Go's `%v`-ish byte length of a string (UTF-8). */
+/** The UTF-8 length of a string (Go's `len`), without encoding it. */
 export function byteLength(s: string): number {
-  return new TextEncoder().encode(s).length;
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 2; // a surrogate pair: 2 UTF-16 units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 export const sortedKeys = (m: Readonly<Record<string, unknown>>): string[] => Object.keys(m).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
