@@ -145,5 +145,8 @@ describe("celmap eval: validation after admission", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("apiVersion: example.com/v2");
     expect(r.stdout).toContain("seenAs: example.com/v1 v1 v2");
+    // Conversion is the apiserver's admission behaviour, not validation: --no-validate keeps it.
+    const off = await evalCli("-f", file("crd2.yaml", CRD(["v1", "v2"])), "-f", f, "-r", w, "-o", "yaml", "--no-validate");
+    expect(off.stdout).toContain("seenAs: example.com/v1 v1 v2");
   });
 });

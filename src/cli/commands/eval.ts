@@ -409,10 +409,10 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
 
 /** Validation of the object Gatekeeper's mutators produced (the base evaluation validated the object before them). */
 function revalidate(session: Session, ev: Evaluation): Evaluation {
-  if (!ev.ok || session.validation === undefined) return ev;
+  if (!ev.ok || !session.validating) return ev;
   const { validation: _before, ...rest } = ev;
   if (!ev.result.allowed || ev.result.object === null) return rest;
-  return { ...rest, validation: validateStored(defaultObject(ev.result.object, session.validation), ev.request.oldObject, session.validation) };
+  return { ...rest, validation: validateStored(defaultObject(ev.result.object, session.crds), ev.request.oldObject, session.crds) };
 }
 
 function renderResourceDiff(source: string, label: string, before: JsonObject, after: JsonObject | null, p: Palette, rejectedBy?: "admission" | "validation"): string {

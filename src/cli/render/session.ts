@@ -67,8 +67,10 @@ export interface Session {
   readonly catalog: ResourceCatalog;
   readonly schemas: SchemaRegistry;
   readonly defaulter: Defaulter | undefined;
-  /** The given CRDs, for defaulting, validation and version conversion (src/validation); undefined with validation off. */
-  readonly validation: ValidationContext | undefined;
+  /** The given CRDs, for defaulting, validation and version conversion (src/validation). */
+  readonly crds: ValidationContext;
+  /** Whether admitted objects are validated as the apiserver validates them before storage. */
+  readonly validating: boolean;
   /** Kyverno MutatingPolicies / NamespacedMutatingPolicies in input order, their exceptions and library data. */
   readonly kyverno: KyvernoInputs;
 }
@@ -280,7 +282,8 @@ export function buildSession(docs: readonly LoadedDocument[], options: SessionOp
       catalog,
       schemas,
       defaulter: options.defaulting === false ? undefined : (o) => defaultObject(o, validation),
-      validation: options.validate === false ? undefined : validation,
+      crds: validation,
+      validating: options.validate !== false,
       kyverno: { policies: mpols, exceptions, providers, resources },
     },
     errors,
@@ -383,9 +386,9 @@ export function evaluateObject(session: Session, object: JsonObject, spec: Reque
     schemas: session.schemas,
     options: {
       ...(session.defaulter !== undefined ? { defaulter: session.defaulter } : {}),
-      ...(session.validation !== undefined ? { converter: crdConverter(session.validation) } : {}),
+      converter: crdConverter(session.crds),
     },
   });
-  const validation = session.validation !== undefined && result.allowed && result.object !== null ? validateStored(result.object, old, session.validation) : undefined;
+  const validation = session.validating && result.allowed && result.object !== null ? validateStored(result.object, old, session.crds) : undefined;
   return { ok: true, input, request, result, ...(validation !== undefined ? { validation } : {}), ...(synthetic !== undefined ? { syntheticNamespace: synthetic } : {}) };
 }
