@@ -9,13 +9,13 @@ import { duplicate, forbidden, invalid, notSupported, required, named, tooLong, 
 import { goJSON } from "../../diag/go-format.js";
 import { FieldPath } from "../../diag/field-path.js";
 import { isQualifiedName } from "../../policy/names.js";
-import { isDNS1123Label, isDNS1123Subdomain } from "./dns.js";
+import { isDNS1123Subdomain } from "./dns.js";
 import { validateLabelSelector, validateLabels } from "../../policy/label-selector.js";
 import type { LabelSelector } from "../../policy/schemas/common.js";
 import { labelSelectorAsSelector, selectorMatches } from "../../admission/selector.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "../../admission/json.js";
-import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate, type NameFn } from "./meta.js";
-import { dns1123Label, portNameProblems, portNumOrName, portNumProblems, validatePodSpec, validatePodTemplateSpec } from "./pod-spec.js";
+import { nameIsDNSLabel, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate, type NameFn } from "./meta.js";
+import { dns1123Label, portNumOrName, portNumProblems, validatePodSpec, validatePodTemplateSpec } from "./pod-spec.js";
 import { byteLength, has, int, intOrString, intPtr, obj, objects, sortedKeys, str, stringMap, type IntOrString } from "./values.js";
 
 export interface KindValidation {
@@ -598,4 +598,3 @@ export function validateBuiltin(v: KindValidation, o: JsonObject, old: JsonObjec
   return [...validateObjectMetaUpdate(md, oldMd), ...(v.update ?? v.spec)(o, old)];
 }
 
-export { isDNS1123Label, portNameProblems };

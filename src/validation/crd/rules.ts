@@ -18,7 +18,7 @@ import { kubernetesBaseEnv } from "../../cel/k8s/environment.js";
 import { kubernetesValue, type CelSchemaNode } from "../../cel/k8s/values.js";
 import { CelCostLimitError, CelEvalError, CelOptional, DYN, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, optionalType, type Program } from "../../cel/index.js";
 import type { Env } from "../../cel/env.js";
-import { duplicate, forbidden, internalError, invalid, OMIT, required, type BadValue, type FieldError } from "../../diag/field-error.js";
+import { duplicate, forbidden, invalid, OMIT, required, type BadValue, type FieldError } from "../../diag/field-error.js";
 import { FieldPath } from "../../diag/field-path.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "../../admission/json.js";
 import { rawCelSchema } from "./raw-cel-schema.js";
@@ -217,4 +217,3 @@ function runRules(w: Walk, v: JsonValue, old: JsonValue | undefined, s: Schema, 
   }
 }
 
-export { internalError };
