@@ -30,8 +30,8 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { kyvernoWebhookStage, type KyvernoContext, type KyvernoOutcome } from "../../src/admission/kyverno/index.js";
-import { evaluate, gvkOfObject, newAdmissionRequest, type GroupVersionKind, type JsonObject } from "../../src/admission/index.js";
+import type { KyvernoOutcome } from "../../src/admission/kyverno/index.js";
+import { gvkOfObject, type JsonObject } from "../../src/admission/index.js";
 import {
   liveHttpResult,
   OfflineGlobalContextProvider,
@@ -40,7 +40,7 @@ import {
   OfflineResourceProvider,
   type KyvernoProviders,
 } from "../../src/cel/kyverno/index.js";
-import { buildSession } from "../../src/cli/render/session.js";
+import { admit, load, type PolicySet } from "../../src/engine/index.js";
 import { formatLoadError, loadPaths } from "../../src/io/load.js";
 import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../src/policy/kyverno/index.js";
 
@@ -192,7 +192,7 @@ export function runChainsawCase(dir: string, options: RunOptions = {}): CaseRepo
   const test = parseYaml(readFileSync(join(dir, "chainsaw-test.yaml"), "utf8")) as Json;
   const ephemeral = options.namespace ?? "chainsaw-ephemeral";
   const user = options.user ?? KIND_ADMIN;
-  const { session } = buildSession([]);
+  const session = load([]).policySet;
   const cluster = new Cluster();
   const ops: OpReport[] = [];
   const admissions: { object: string; outcomes: readonly Omit<KyvernoOutcome, "object">[] }[] = [];
@@ -215,15 +215,6 @@ export function runChainsawCase(dir: string, options: RunOptions = {}): CaseRepo
     resources.addObject(o as never);
   };
   store({ apiVersion: "v1", kind: "Namespace", metadata: { name: ephemeral, labels: { "kubernetes.io/metadata.name": ephemeral } }, status: { phase: "Active" } });
-  const ctx = (): KyvernoContext => ({
-    catalog: session.catalog,
-    schemas: session.schemas,
-    namespaces: (n) => cluster.get("v1", "Namespace", "", n),
-    providers,
-    exceptions,
-    ...(session.defaulter !== undefined ? { defaulter: session.defaulter } : {}),
-  });
-
   const docsOf = (op: Json): { docs: JsonObject[]; label: string; error?: string } => {
     if (isMap(op.resource)) return { docs: [op.resource as JsonObject], label: `${String(op.resource.kind)} ${String((op.resource.metadata as Json)?.name)}` };
     const file = resolve(dir, String(op.file));
@@ -273,22 +264,17 @@ export function runChainsawCase(dir: string, options: RunOptions = {}): CaseRepo
     }
     const old = cluster.get(String(o.apiVersion), String(o.kind), meta(o, "namespace"), meta(o, "name"));
     if (old !== undefined && !apply) return `${String(o.kind)} ${meta(o, "name")} already exists`;
-    const input = session.defaulter !== undefined ? session.defaulter(o, gvk as GroupVersionKind) : o;
-    const req = newAdmissionRequest(
-      { operation: old !== undefined ? "UPDATE" : "CREATE", object: input, oldObject: old ?? null, userInfo: { username: user.username, groups: user.groups } },
-      session.catalog,
-    );
-    if (!req.ok) return req.error;
-    // The apiserver's admission chain (no MAPs here), with Kyverno's webhook after the MAP plugin.
-    const run = evaluate(req.request, {
-      policies: [],
-      bindings: [],
-      webhooks: [kyvernoWebhookStage(policies, ctx())],
-      catalog: session.catalog,
-      schemas: session.schemas,
-      namespaces: (n) => cluster.get("v1", "Namespace", "", n),
-      ...(session.defaulter !== undefined ? { options: { defaulter: session.defaulter } } : {}),
-    });
+    // The apiserver's admission chain through the engine (no MAPs here: Kyverno's webhook after the
+    // MAP plugin), against the test cluster's policies, exceptions and namespaces as they stand now.
+    const now: PolicySet = {
+      ...session,
+      namespaces: new Map(cluster.list("v1", "Namespace").map((n) => [meta(n, "name"), n])),
+      kyverno: { ...session.kyverno, policies: [...policies], exceptions: [...exceptions] },
+    };
+    const a = admit(now, { operation: old !== undefined ? "UPDATE" : "CREATE", object: o, oldObject: old ?? null, userInfo: { username: user.username, groups: user.groups } }, { kyvernoProviders: providers });
+    if (!a.ok) return a.error.message;
+    const run = a.result;
+    const input = a.input!;
     const outcomes = (run.trace.passes[0]?.webhooks?.[0]?.data ?? []) as Omit<KyvernoOutcome, "object">[];
     admissions.push({ object: `${String(o.kind)} ${meta(o, "namespace")}/${meta(o, "name")}`, outcomes });
     if (!run.allowed) return run.status?.message ?? "denied";

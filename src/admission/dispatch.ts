@@ -33,7 +33,7 @@
  * (request.kind/resource show the matched ones).
  */
 import { CelEvalError, fromJsonLazy, JsonObjectMap, type CelValue } from "../cel/index.js";
-import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from "../cel/cost-runtime.js";
+import { CelCostLimitError, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from "../cel/cost-runtime.js";
 import { authorizerBindings, type Authorizer } from "../cel/k8s/authz.js";
 import { jsonPatchOperations } from "../cel/k8s/jsonpatch.js";
 import { ObjectValue, applyConfigurationJson, typeNameMismatches } from "../cel/k8s/object.js";
@@ -48,7 +48,7 @@ import type { BindingLike, Invocation, PolicyLike } from "./params.js";
 import { applyJsonPatch } from "./patch/json-patch.js";
 import { invocationKey, type ReinvocationState } from "./reinvocation.js";
 import { applyConfiguration } from "./ssa/apply.js";
-import type { InvocationTrace, MatchConditionTrace, MutationTrace } from "./trace.js";
+import type { InvocationTrace, MatchConditionTrace, MutationErrorKind, MutationTrace } from "./trace.js";
 import { normalizeTyped, pruneUnknownFields, strictTypedDecode } from "./typed-decode.js";
 import { costedVariables } from "./variables.js";
 import type { LazyVariables } from "../cel/k8s/environment.js";
@@ -162,7 +162,7 @@ function evaluate(
   vars: LazyVariables,
   remaining: number,
   compileErrorPrefix: string,
-): { value: CelValue; remaining: number; cost: number } | { error: string; remaining: number; cost: number; outOfBudget?: true } {
+): { value: CelValue; remaining: number; cost: number } | { error: string; remaining: number; cost: number; outOfBudget?: true; costLimit?: true } {
   if (!c.ok) return { error: `${compileErrorPrefix}${c.detail}`, remaining, cost: 0 };
   let value: CelValue = null;
   let failure: CelEvalError | undefined;
@@ -182,7 +182,8 @@ function evaluate(
   remaining -= composition;
   if (cost > remaining) return { error: OUT_OF_BUDGET, remaining: -1, cost: total, outOfBudget: true };
   remaining -= cost;
-  if (failure !== undefined) return { error: `expression '${c.expression}' resulted in error: ${failure.message}`, remaining, cost: total };
+  // `costLimit`: the per-call cost limit stopped it (classified as out_of_budget, as running out of the budget is).
+  if (failure !== undefined) return { error: `expression '${c.expression}' resulted in error: ${failure.message}`, remaining, cost: total, ...(failure instanceof CelCostLimitError ? { costLimit: true as const } : {}) };
   return { value, remaining, cost: total };
 }
 
@@ -287,7 +288,7 @@ interface KindInfo {
 
 type PatchResult =
   | { readonly ok: true; readonly object: JsonObject; readonly testFailed?: true; readonly cost: number }
-  | { readonly ok: false; readonly error: string; readonly cost: number }
+  | { readonly ok: false; readonly error: string; readonly errorKind: MutationErrorKind; readonly cost: number }
   | { readonly ok: "abort"; readonly status: StatusError; readonly cost: number };
 
 /** One `Patcher.Patch`: evaluate the mutation and apply it to `object`. */
@@ -303,31 +304,31 @@ function patchOne(
 ): PatchResult {
   const mutation = compiledPolicy.mutations[index]!;
   // A stored expression that no longer compiles: the patcher returns the compile error as is.
-  if (!mutation.compiled.ok) return { ok: false, error: mutation.compiled.detail, cost: 0 };
+  if (!mutation.compiled.ok) return { ok: false, error: mutation.compiled.detail, errorKind: "compile", cost: 0 };
   const vars = newVariables(compiledPolicy, b, object);
   const r = evaluate(mutation.compiled, vars, RUNTIME_CEL_COST_BUDGET, "");
-  if ("error" in r) return { ok: false, error: r.error, cost: r.cost };
+  if ("error" in r) return { ok: false, error: r.error, errorKind: r.outOfBudget === true || r.costLimit === true ? "out_of_budget" : "invalid", cost: r.cost };
   const kind = typeof object.kind === "string" ? object.kind : "";
   if (mutation.patchType === "ApplyConfiguration") {
     if (!(r.value instanceof ObjectValue)) {
-      return { ok: false, error: "unsupported return type from ApplyConfiguration expression", cost: r.cost };
+      return { ok: false, error: "unsupported return type from ApplyConfiguration expression", errorKind: "invalid", cost: r.cost };
     }
     const mismatches = typeNameMismatches(r.value);
-    if (mismatches.length > 0) return { ok: false, error: `type mismatch: ${mismatches.join("\n")}`, cost: r.cost };
+    if (mismatches.length > 0) return { ok: false, error: `type mismatch: ${mismatches.join("\n")}`, errorKind: "invalid", cost: r.cost };
     let patch: JsonObject;
     try {
       patch = applyConfigurationJson(r.value) as JsonObject;
     } catch (e) {
-      if (e instanceof CelEvalError) return { ok: false, error: e.message, cost: r.cost };
+      if (e instanceof CelEvalError) return { ok: false, error: e.message, errorKind: "invalid", cost: r.cost };
       if (e instanceof Error && e.name === "UnconvertibleValueError") {
-        return { ok: false, error: `error applying patch: failed to convert patch object to typed object: ${e.message}`, cost: r.cost };
+        return { ok: false, error: `error applying patch: failed to convert patch object to typed object: ${e.message}`, errorKind: "invalid", cost: r.cost };
       }
       throw e;
     }
     const applied = applyConfiguration(object, patch, schema, schemas, { validLive: memo.validLive });
     if (!applied.ok) {
       if (applied.error.kind === "no-schema") return { ok: "abort", status: { code: 503, reason: "ServiceUnavailable", message: applied.error.message }, cost: r.cost };
-      return { ok: false, error: applied.error.message, cost: r.cost };
+      return { ok: false, error: applied.error.message, errorKind: "invalid", cost: r.cost };
     }
     return { ok: true, object: typed ? normalizeTyped(applied.object, schema, schemas, memo.normalized) : applied.object, cost: r.cost };
   }
@@ -335,7 +336,7 @@ function patchOne(
   try {
     ops = jsonPatchOperations(r.value);
   } catch (e) {
-    if (e instanceof CelEvalError) return { ok: false, error: e.message, cost: r.cost };
+    if (e instanceof CelEvalError) return { ok: false, error: e.message, errorKind: "invalid", cost: r.cost };
     throw e;
   }
   // No operations on an object already in typed form (strictly decoded and normalised earlier in
@@ -348,7 +349,7 @@ function patchOne(
   const added = typed ? goStructShell(object, schema) : [];
   const res = applyJsonPatch(typed ? withShell(object, added, touchesCreationTimestamp(ops as readonly { path?: unknown; from?: unknown }[])) : object, ops as never);
   if (res.ok === "test-failed") return { ok: true, object, testFailed: true, cost: r.cost };
-  if (res.ok === false) return { ok: false, error: `JSON Patch: ${res.error}`, cost: r.cost };
+  if (res.ok === false) return { ok: false, error: `JSON Patch: ${res.error}`, errorKind: "invalid", cost: r.cost };
   const doc = res.doc;
   if (!isJsonObject(doc)) {
     return { ok: "abort", status: { code: 500, reason: "InternalError", message: "Internal error occurred: json: cannot unmarshal into an object" }, cost: r.cost };
@@ -635,7 +636,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       const gvk = info.gvk;
       if (info.schema === undefined) {
         const message = `Resource kind ${gvk.group}/${gvk.version}, Kind=${gvk.kind} not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.`;
-        mutTraces.push({ index: i, patchType, outcome: "aborted", error: message, cost: 0, diff: [] });
+        mutTraces.push({ index: i, patchType, outcome: "aborted", error: message, errorKind: "invalid", cost: 0, diff: [] });
         traces.push(trace(before !== object && !deepEqual(before, object)));
         return { object, errors, status: { code: 503, reason: "ServiceUnavailable", message }, invocations: traces, reinvocationRequested };
       }
@@ -646,13 +647,13 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       const started = performance.now();
       const r = patchOne(compiled, i, object, b, info.schema, schemas, info.typed, memo);
       if (r.ok === "abort") {
-        mutTraces.push({ index: i, patchType, outcome: "aborted", error: r.status.message, cost: r.cost, diff: [], seconds: (performance.now() - started) / 1000 });
+        mutTraces.push({ index: i, patchType, outcome: "aborted", error: r.status.message, errorKind: "invalid", cost: r.cost, diff: [], seconds: (performance.now() - started) / 1000 });
         traces.push(trace(before !== object && !deepEqual(before!, object)));
         return { object, errors, status: r.status, invocations: traces, reinvocationRequested };
       }
       if (r.ok === false) {
         errors.push({ policy: inv.policy, binding: inv.binding, message: r.error, reason: "Invalid" });
-        mutTraces.push({ index: i, patchType, outcome: "error", error: r.error, cost: r.cost, diff: [], seconds: (performance.now() - started) / 1000 });
+        mutTraces.push({ index: i, patchType, outcome: "error", error: r.error, errorKind: r.errorKind, cost: r.cost, diff: [], seconds: (performance.now() - started) / 1000 });
         continue;
       }
       const next = input.defaulter !== undefined ? input.defaulter(r.object, gvk) : r.object;

@@ -45,7 +45,7 @@ export {
 } from "./compile.js";
 export { ReinvocationState, invocationKey } from "./reinvocation.js";
 export { jsonDiff, escapePointerToken, type PatchOperation } from "./diff.js";
-export type { InvocationTrace, MatchConditionTrace, MutationOutcome, MutationTrace, PassTrace, Trace } from "./trace.js";
+export type { InvocationTrace, MatchConditionTrace, MutationErrorKind, MutationOutcome, MutationTrace, PassTrace, Trace } from "./trace.js";
 export {
   newAdmissionRequest,
   mapExemption,

@@ -31,11 +31,21 @@ export type MutationOutcome =
   /** Not run: the object is null (never for CREATE/UPDATE). */
   | "skipped";
 
+/**
+ * What kind of policy error a mutation had, as the apiserver's dispatcher classifies it for its
+ * metrics: the expression did not compile, the request ran out of cost budget, or anything else
+ * (a CEL runtime error, a patch that does not apply, a type mismatch, an abort). Edges (metrics,
+ * exit codes) classify by it, never by the message text.
+ */
+export type MutationErrorKind = "compile" | "out_of_budget" | "invalid";
+
 export interface MutationTrace {
   readonly index: number;
   readonly patchType: "ApplyConfiguration" | "JSONPatch";
   readonly outcome: MutationOutcome;
   readonly error?: string;
+  /** With `error`: its kind. */
+  readonly errorKind?: MutationErrorKind;
   /** Expression cost plus the variables it read lazily. */
   readonly cost: number;
   /** What this mutation changed (defaulting included), as RFC 6902 operations. */

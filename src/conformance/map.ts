@@ -35,25 +35,19 @@
  * Defaulted policy fields: a policy without matchConstraints.resourceRules matches every resource;
  * without reinvocationPolicy it is `Never`; a binding without a name is named after its policy.
  */
-import { policyCompileHook } from "../admission/compile.js";
-import { evaluate, type EvaluateResult } from "../admission/pipeline.js";
+import type { EvaluateResult } from "../admission/pipeline.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "../admission/json.js";
 import { ResourceCatalog, type GroupVersionKind, type GroupVersionResource } from "../admission/match/catalog.js";
 import { matchResources } from "../admission/match/match.js";
-import { inMemoryParamSource } from "../admission/params.js";
-import { newAdmissionRequest, type AdmissionRequest, type Operation } from "../admission/request.js";
-import { crdSchemaNode } from "../admission/ssa/crd.js";
-import { builtinDefaulter, composeDefaulters, crdDefaulter } from "../admission/defaulting.js";
+import { newAdmissionRequest, type AdmissionRequest, type Operation, type RequestInput } from "../admission/request.js";
 import { CelCompileError, toJson, type CelValue } from "../cel/index.js";
 import { JSON_PATCH_LIST_TYPE, kubernetesEnv } from "../cel/k8s/environment.js";
 import { jsonPatchOperations, JsonPatchValue } from "../cel/k8s/jsonpatch.js";
 import { ObjectValue, applyConfigurationJson } from "../cel/k8s/object.js";
 import type { Authorizer } from "../cel/k8s/authz.js";
 import { loadFile } from "../io/load.js";
-import { SchemaRegistry } from "../kube/schema.js";
-import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding } from "../policy/prepare.js";
+import { admit, errorText, load, type AdmitOptions, type AdmitRequest, type EngineDocument, type LoadOptions, type PolicySet } from "../engine/index.js";
 import type { MatchResources } from "../policy/schemas/common.js";
-import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "../policy/valid-types.js";
 import type { KnownFailure, Outcome, Suite, SuiteCase } from "./suite.js";
 import { MAP_KNOWN_FAILURES, MAP_ORACLE_KNOWN_FAILURES } from "./map-known-failures.js";
 
@@ -251,114 +245,129 @@ function nsName(o: Obj | undefined): string | undefined {
   return isJsonObject(md) && typeof md.name === "string" ? md.name : undefined;
 }
 
-function runMutationCase(c: MapCase): Outcome {
+/** What a mutation case gives the engine: documents to `load`, how, and the request to `admit`. */
+export interface MapCaseInputs {
+  readonly documents: readonly EngineDocument[];
+  readonly load: LoadOptions;
+  /**
+   * The request. `apiserver` cases are an object as a client sends it (the engine builds the
+   * request, fills the namespace and defaults, as the apiserver does); the other harnesses replay
+   * upstream unit tests that call the plugin with a request they built (`review`: used as it is).
+   */
+  readonly request: AdmitRequest;
+  readonly admit: AdmitOptions;
+  readonly server: boolean;
+}
+
+/** The engine inputs of a mutation case (`harness: ...`), or the harness error. */
+export function mapCaseInputs(c: MapCase): MapCaseInputs | { readonly error: string } {
   const harness = c.harness ?? "compile";
   const server = harness === "apiserver";
-  const catalog = ResourceCatalog.builtin();
-  const schemas = SchemaRegistry.builtin();
-  if (c.crd !== undefined) {
-    const err = catalog.addCustomResourceDefinition(c.crd as never);
-    if (err !== undefined) return { ok: false, message: `harness: ${err}` };
-    const spec = c.crd.spec as Obj;
-    const names = spec.names as Obj;
-    for (const v of spec.versions as Obj[]) {
-      const schema = (v.schema as Obj | undefined)?.openAPIV3Schema;
-      if (isJsonObject(schema)) schemas.addKind(`${String(spec.group)}/${String(v.name)}`, String(names.kind), crdSchemaNode(schema));
-    }
-  }
-
-  // Policies and bindings.
+  const documents: EngineDocument[] = [];
+  const doc = (value: Obj, what: string): void => {
+    documents.push({ value, source: { file: `case ${c.name} (${what})`, docIndex: documents.length } });
+  };
+  if (c.crd !== undefined) doc(c.crd, "crd");
   const rawPolicies = c.policies ?? (c.policy !== undefined ? [c.policy] : []);
   const fallbackName = (c.bindings?.[0]?.policyName as string | undefined) ?? "policy";
-  const policies: ValidMutatingAdmissionPolicy[] = [];
-  for (const p of rawPolicies) {
-    const r = prepareMutatingAdmissionPolicy(policyDocument(p, fallbackName), server ? { compileExpression: policyCompileHook } : {});
-    if (!r.ok) {
-      if (c.expect.errorClass === "policyCreation" && c.expect.error !== undefined) {
-        return r.message.includes(c.expect.error) ? { ok: true, note: r.message } : { ok: false, message: `policy rejected with ${r.message}; want ${c.expect.error}` };
-      }
-      return { ok: false, message: `policy rejected: ${r.message}` };
-    }
-    policies.push(r.object);
-  }
-  if (c.expect.errorClass === "policyCreation") return { ok: false, message: `policy accepted; want rejection with ${c.expect.error}` };
-
+  const policyDocs = rawPolicies.map((p) => policyDocument(p, fallbackName));
+  for (const p of policyDocs) doc(p, "policy");
   const paramObjects: Obj[] = [...(c.paramObjects ?? [])];
-  let bindingDocs: Obj[];
-  if (c.bindings !== undefined) bindingDocs = c.bindings.map(bindingDocument);
+  if (c.bindings !== undefined) for (const b of c.bindings) doc(bindingDocument(b, documents.length), "binding");
   else {
-    bindingDocs = policies.map((p, i) => {
-      const spec: Obj = { policyName: p.metadata.name };
-      if (c.params !== undefined && i === 0) {
-        spec.paramRef = { name: "params", namespace: "default", parameterNotFoundAction: "Deny" };
-      }
-      return bindingDocument({ name: p.metadata.name, ...spec }, i);
+    policyDocs.forEach((p, i) => {
+      const name = String((p.metadata as Obj).name);
+      const spec: Obj = { policyName: name };
+      if (c.params !== undefined && i === 0) spec.paramRef = { name: "params", namespace: "default", parameterNotFoundAction: "Deny" };
+      doc(bindingDocument({ name, ...spec }, i), "binding");
     });
     if (c.params !== undefined) {
       const md = isJsonObject(c.params.metadata) ? c.params.metadata : {};
       paramObjects.push({ ...c.params, metadata: { ...md, name: "params", namespace: "default" } });
     }
   }
-  const bindings: ValidMutatingAdmissionPolicyBinding[] = [];
-  for (const b of bindingDocs) {
-    const r = prepareMutatingAdmissionPolicyBinding(b);
-    if (!r.ok) return { ok: false, message: `binding rejected: ${r.message}` };
-    bindings.push(r.object);
-  }
+  for (const o of paramObjects) doc(o, "param");
+  if (c.namespaceObject !== undefined) doc(c.namespaceObject, "namespace");
 
-  // The request.
-  const object = c.object ?? null;
-  const oldObject = c.oldObject ?? c.initialObject ?? null;
   const reqOverrides = c.request ?? {};
-  let namespace: string | undefined;
-  if (harness === "patcher" || harness === "compile") namespace = nsName(c.namespaceObject) ?? "";
   type User = { username?: string; uid?: string; groups?: string[] };
   const user: User | undefined = isJsonObject(reqOverrides.userInfo)
     ? (reqOverrides.userInfo as User)
     : c.source_test?.startsWith("oracle:") === true
       ? ORACLE_USER
       : undefined;
-  const built = newAdmissionRequest(
-    {
-      operation: c.operation ?? "CREATE",
-      object,
-      oldObject,
-      ...(isJsonObject(reqOverrides.kind) ? { kind: reqOverrides.kind as unknown as GroupVersionKind } : {}),
-      ...(c.resource !== undefined ? { resource: c.resource } : isJsonObject(reqOverrides.resource) ? { resource: reqOverrides.resource as unknown as GroupVersionResource } : {}),
-      ...(c.subresource !== undefined ? { subResource: c.subresource } : {}),
-      ...(namespace !== undefined ? { namespace } : {}),
-      ...(user !== undefined ? { userInfo: user } : {}),
-      dryRun: server || reqOverrides.dryRun === true,
-    },
-    catalog,
-  );
-  if (!built.ok) return { ok: false, message: `harness: ${built.error}` };
-  const request: AdmissionRequest = built.request;
-
-  // Namespaces: the case's, and a bare one for any other namespace the request names.
-  const namespaces: Obj[] = [];
-  if (c.namespaceObject !== undefined) namespaces.push(c.namespaceObject);
-  const known = new Set(namespaces.map((n) => nsName(n)));
-  if (request.namespace !== "" && !known.has(request.namespace)) {
-    namespaces.push({ apiVersion: "v1", kind: "Namespace", metadata: { name: request.namespace } });
+  const namespace = harness === "patcher" || harness === "compile" ? (nsName(c.namespaceObject) ?? "") : undefined;
+  const input: RequestInput = {
+    operation: c.operation ?? "CREATE",
+    object: c.object ?? null,
+    oldObject: c.oldObject ?? c.initialObject ?? null,
+    ...(isJsonObject(reqOverrides.kind) ? { kind: reqOverrides.kind as unknown as GroupVersionKind } : {}),
+    ...(c.resource !== undefined ? { resource: c.resource } : isJsonObject(reqOverrides.resource) ? { resource: reqOverrides.resource as unknown as GroupVersionResource } : {}),
+    ...(c.subresource !== undefined ? { subResource: c.subresource } : {}),
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(user !== undefined ? { userInfo: user } : {}),
+    dryRun: server || reqOverrides.dryRun === true,
+  };
+  let request: AdmitRequest;
+  if (server) request = input;
+  else {
+    // The catalog the request is built with: the built-ins plus the case's CRD.
+    const catalog = ResourceCatalog.builtin();
+    if (c.crd !== undefined) {
+      const err = catalog.addCustomResourceDefinition(c.crd as never);
+      if (err !== undefined) return { error: `harness: ${err}` };
+    }
+    const built = newAdmissionRequest(input, catalog);
+    if (!built.ok) return { error: `harness: ${built.error}` };
+    request = { review: built.request };
   }
-
-  const result = evaluate(request, {
-    policies,
-    bindings,
-    params: inMemoryParamSource(paramObjects),
-    namespaces,
-    schemas,
-    catalog,
-    ...(c.authorizer === "allow-all" ? { authorizer: ALLOW_ALL } : server ? { authorizer: MASTERS_ONLY } : {}),
-    options: {
+  return {
+    documents,
+    // Replayed unit tests store policies without API validation; the apiserver validates them.
+    load: { replay: !server },
+    request,
+    admit: {
       reinvocation: server,
-      ...(harness === "dispatcher" ? { defaulter: fakeDeploymentDefaulter } : {}),
-      // A real apiserver defaults built-ins (celmap knows a subset) and custom resources (structural schema).
-      ...(server ? { defaulter: c.crd !== undefined ? composeDefaulters(builtinDefaulter, crdDefaulter(c.crd)) : builtinDefaulter } : {}),
+      ...(c.authorizer === "allow-all" ? { authorizer: ALLOW_ALL } : server ? { authorizer: MASTERS_ONLY } : {}),
+      // A real apiserver defaults built-ins (celmap knows a subset) and custom resources (structural
+      // schema); the dispatcher test has its fake defaulter; the other unit tests none.
+      ...(server ? {} : harness === "dispatcher" ? { defaulter: fakeDeploymentDefaulter } : { defaulting: false }),
     },
-  });
+    server,
+  };
+}
 
+/** Loads a case's policy set: the set, or the outcome when loading decides the case (a policy rejected). */
+export function loadMapCase(c: MapCase, inputs: MapCaseInputs): { readonly policySet: PolicySet } | { readonly outcome: Outcome } {
+  const r = load(inputs.documents, inputs.load);
+  const failures = r.errors.filter((e) => e.apiserverMessage !== undefined || e.kind === "internal");
+  const other = r.errors.find((e) => e.apiserverMessage === undefined);
+  if (other !== undefined) return { outcome: { ok: false, message: `harness: ${errorText(other)}` } };
+  const policyFailure = failures.find((e) => e.source?.file.endsWith("(policy)") === true);
+  if (policyFailure !== undefined) {
+    const message = policyFailure.apiserverMessage!;
+    if (c.expect.errorClass === "policyCreation" && c.expect.error !== undefined) {
+      return { outcome: message.includes(c.expect.error) ? { ok: true, note: message } : { ok: false, message: `policy rejected with ${message}; want ${c.expect.error}` } };
+    }
+    return { outcome: { ok: false, message: `policy rejected: ${message}` } };
+  }
+  if (c.expect.errorClass === "policyCreation") return { outcome: { ok: false, message: `policy accepted; want rejection with ${c.expect.error}` } };
+  if (failures.length > 0) return { outcome: { ok: false, message: `binding rejected: ${failures[0]!.apiserverMessage!}` } };
+  return { policySet: r.policySet };
+}
+
+function runMutationCase(c: MapCase): Outcome {
+  const inputs = mapCaseInputs(c);
+  if ("error" in inputs) return { ok: false, message: inputs.error };
+  const loaded = loadMapCase(c, inputs);
+  if ("outcome" in loaded) return loaded.outcome;
+  const a = admit(loaded.policySet, inputs.request, inputs.admit);
+  if (!a.ok) return { ok: false, message: `harness: ${a.error.message}` };
+  return checkMapResult(c, a.result, inputs.server);
+}
+
+/** Whether an admission result is what the case expects. */
+export function checkMapResult(c: MapCase, result: EvaluateResult, server: boolean): Outcome {
   const e = c.expect;
   if (e.error !== undefined) {
     if (result.allowed) return { ok: false, message: `admitted; want error ${e.error}` };

@@ -35,6 +35,8 @@ import {
   type Tags,
 } from "yaml";
 import type { FieldPath, PathSegment } from "../diag/field-path.js";
+import { toJsonNumbers } from "./numbers.js";
+export { toCelNumbers, toJsonNumbers } from "./numbers.js";
 import type { Position, SourceRef } from "../diag/source.js";
 
 export type NumberMode = "json" | "cel";
@@ -286,29 +288,3 @@ function keyText(k: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * The reverse for values made in code (translated policies): every safe integral `number` becomes a
- * `bigint`, deeply, as the loader's `numbers: "cel"` mode would have read them from YAML.
- */
-export function toCelNumbers(v: unknown): unknown {
-  if (typeof v === "number") return Number.isSafeInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return v.map(toCelNumbers);
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toCelNumbers(x);
-    return out;
-  }
-  return v;
-}
-
-/** Turns every `bigint` into a `number` (plain JSON), deeply. Precision is lost beyond 2^53. */
-export function toJsonNumbers(v: unknown): unknown {
-  if (typeof v === "bigint") return Number(v);
-  if (Array.isArray(v)) return v.map(toJsonNumbers);
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = toJsonNumbers(x);
-    return out;
-  }
-  return v;
-}

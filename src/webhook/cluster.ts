@@ -224,7 +224,7 @@ export class ClusterPolicySource implements PolicySource {
       let update = this.#build();
       const live = this.#live;
       if (update.ok && live !== undefined) {
-        const { notes } = await live.prepare(update.content.kyvernoPolicies ?? []);
+        const { notes } = await live.prepare(update.content.policySet.kyverno.policies);
         if (this.#closed) return;
         const all = [...(update.content.notes ?? []), ...notes];
         update = { ok: true, content: { ...update.content, kyvernoLive: live, ...(all.length > 0 ? { notes: all } : {}) } };
@@ -371,7 +371,8 @@ export class ClusterPolicySource implements PolicySource {
         docs.push({ value, source: { file: `${this.description} ${r.resource}/${key(o)}`, docIndex: 0 }, locate: () => undefined } as unknown as LoadedDocument);
       }
     }
-    const update = contentFromDocuments(docs, this.description, hash.digest("hex"));
+    // The cluster's custom resources (OpenAPI) are what the policy set starts from (no CRD documents come from the informers, so load adds none to them).
+    const update = contentFromDocuments(docs, this.description, hash.digest("hex"), types?.ok === true ? { catalog: types.types.catalog, schemas: types.types.schemas } : {});
     if (!update.ok) return update;
     const notes = [...(update.content.notes ?? [])];
     if (this.#absent.length > 0) notes.push(`not watched (the API server does not serve them): ${this.#absent.join(", ")}`);
@@ -382,7 +383,6 @@ export class ClusterPolicySource implements PolicySource {
       content: {
         ...update.content,
         ...(notes.length > 0 ? { notes } : {}),
-        ...(types?.ok === true ? { catalog: types.types.catalog, schemas: types.types.schemas } : {}),
       },
     };
   }

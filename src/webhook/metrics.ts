@@ -42,6 +42,7 @@
  * With `--workers`, counters and histograms are summed over the workers; the policy-set and
  * certificate gauges take the max (min for success and expiry), since every worker loads the same files.
  */
+import type { MutationErrorKind } from "../admission/index.js";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 export type RequestOutcome =
@@ -59,14 +60,22 @@ export type InvocationOutcome = "mutated" | "unchanged" | "excluded" | "error" |
 
 export type PolicyErrorType = "no_error" | "compile_error" | "out_of_budget" | "invalid_error";
 
-/** The apiserver's classification of a mutation error (metrics.go / dispatcher.go). */
-export function policyErrorType(error: string | undefined): PolicyErrorType {
-  if (error === undefined) return "no_error";
-  if (error.startsWith("compilation") || error.includes("compilation failed")) return "compile_error";
-  if (error.includes("running out of cost budget") || error.includes("cost limit exceeded") || error.includes("cost budget exceeded")) {
-    return "out_of_budget";
+/**
+ * The apiserver's classification of a mutation error for its metrics (mutating/errors.go
+ * `ErrorType`), from the kind the pipeline recorded with the error (`MutationTrace.errorKind`),
+ * never from the message text.
+ */
+export function policyErrorType(kind: MutationErrorKind | undefined): PolicyErrorType {
+  switch (kind) {
+    case undefined:
+      return "no_error";
+    case "compile":
+      return "compile_error";
+    case "out_of_budget":
+      return "out_of_budget";
+    case "invalid":
+      return "invalid_error";
   }
-  return "invalid_error";
 }
 
 /** The apiserver's MAP check-duration buckets: 0.5 µs, 1 ms, 10 ms, 100 ms, 1 s. */

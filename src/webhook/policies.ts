@@ -16,25 +16,14 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, watch, type Dirent, type FSWatcher } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { compilePolicy, inMemoryParamSource, policyCompileHook, ResourceCatalog, type JsonObject, type ParamSource } from "../admission/index.js";
+import { compilePolicy, ResourceCatalog, type JsonObject, type ParamSource } from "../admission/index.js";
 import { SchemaRegistry } from "../kube/schema.js";
-import { formatLoadError, listInputFiles, parseDocuments, toCelNumbers, toJsonNumbers, type LoadedDocument } from "../io/load.js";
-import { compileMutatingPolicy, mutatingPolicyCompileErrors } from "../admission/kyverno/index.js";
+import { formatLoadError, listInputFiles, parseDocuments, type LoadedDocument } from "../io/load.js";
+import { compileMutatingPolicy } from "../admission/kyverno/index.js";
 import type { KyvernoProviders } from "../cel/kyverno/environment.js";
-import {
-  decodeMutatingPolicy,
-  decodePolicyException,
-  isKyvernoMutatingPolicy,
-  isKyvernoPolicyException,
-  type MutatingPolicy,
-  type PolicyException,
-} from "../policy/kyverno/index.js";
-import { compileMutator, GROUP as GATEKEEPER_GROUP, translate as translateGatekeeper } from "../translate/gatekeeper/index.js";
-import {
-  collectPolicies,
-  type ValidMutatingAdmissionPolicy,
-  type ValidMutatingAdmissionPolicyBinding,
-} from "../policy/index.js";
+import type { MutatingPolicy, PolicyException } from "../policy/kyverno/index.js";
+import { errorText as engineErrorText, load, type PolicySet } from "../engine/index.js";
+import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "../policy/index.js";
 
 /**
  * Providers for Kyverno's CEL libraries that read the live cluster, and how an evaluation runs
@@ -48,26 +37,13 @@ export interface LiveProviders {
 
 /** What a source delivers: everything the evaluator needs from the outside world. */
 export interface PolicyContent {
-  readonly policies: readonly ValidMutatingAdmissionPolicy[];
-  readonly bindings: readonly ValidMutatingAdmissionPolicyBinding[];
-  /** Param objects (any kind) for paramRefs. */
-  readonly params: readonly JsonObject[];
-  /** Namespace objects by name (for namespaceSelector and `namespaceObject`). */
-  readonly namespaces: readonly JsonObject[];
-  /** Kyverno MutatingPolicies and NamespacedMutatingPolicies (decoded, defaulted, CEL compiled), run as Kyverno's webhook after MAP. */
-  readonly kyvernoPolicies?: readonly MutatingPolicy[];
-  readonly kyvernoExceptions?: readonly PolicyException[];
-  /** Live providers for Kyverno's libraries (the cluster source, `live.ts`); absent: the offline ones (every call an error). */
+  /** The engine's policy set (src/engine `load`): MAPs, bindings, params, namespaces, CRDs, Kyverno policies, translated Gatekeeper mutators. */
+  readonly policySet: PolicySet;
+  /** Live providers for Kyverno's libraries (the cluster source, `live.ts`); absent: the policy set's offline ones. */
   readonly kyvernoLive?: LiveProviders;
   /** Not errors, but worth a log line: Gatekeeper mutators left out (refused) or translated with a difference. */
   readonly notes?: readonly string[];
-  /**
-   * The resources and schemas to evaluate with (the built-ins plus the cluster's custom resources,
-   * from its OpenAPI); absent: the store's defaults. The digest must change when they do.
-   */
-  readonly catalog?: ResourceCatalog;
-  readonly schemas?: SchemaRegistry;
-  /** Identifies the content (e.g. a digest of the files); an update with the same one is not a change. */
+  /** Identifies the content (e.g. a digest of the files, and of the cluster's OpenAPI); an update with the same one is not a change. */
   readonly digest: string;
   /** Where it came from, for logs. */
   readonly origin: string;
@@ -88,13 +64,15 @@ export interface PolicySource {
   close(): void;
 }
 
-/** The active policy set: immutable; a reload builds a new one. */
+/** The active policy set: immutable; a reload builds a new one. The lists are the policy set's, for logs and tests. */
 export interface PolicySnapshot {
   readonly generation: number;
+  /** What requests are admitted against (src/engine `admit`). */
+  readonly policySet: PolicySet;
   readonly policies: readonly ValidMutatingAdmissionPolicy[];
   readonly bindings: readonly ValidMutatingAdmissionPolicyBinding[];
   readonly params: ParamSource;
-  /** Namespaces from the sources; unknown names are looked up as bare namespaces (see review.ts). */
+  /** Namespaces from the sources; unknown names are looked up as bare namespaces (src/engine/namespace.ts). */
   readonly namespaces: ReadonlyMap<string, JsonObject>;
   readonly kyvernoPolicies: readonly MutatingPolicy[];
   readonly kyvernoExceptions: readonly PolicyException[];
@@ -102,7 +80,7 @@ export interface PolicySnapshot {
   readonly kyvernoLive?: LiveProviders;
   /** Notes of the load (Gatekeeper mutators refused or translated with a difference). */
   readonly notes: readonly string[];
-  /** What requests are evaluated with: the content's own (cluster source: built-ins plus CRDs), else the store's defaults. */
+  /** What requests are evaluated with: the policy set's (built-ins, the cluster's custom resources, CRDs given as documents). */
   readonly catalog: ResourceCatalog;
   readonly schemas: SchemaRegistry;
   readonly digest: string;
@@ -116,25 +94,20 @@ export type StoreEvent =
   | { readonly type: "rejected"; readonly origin: string; readonly errors: readonly string[]; readonly kept: PolicySnapshot | undefined };
 
 export interface PolicyStoreOptions {
-  /** The catalog and schemas of snapshots whose content brings none. Default: the built-ins. */
+  /** Kept for callers that still pass them; the catalog and schemas are the policy set's (src/engine `load`). */
   readonly catalog?: ResourceCatalog;
   readonly schemas?: SchemaRegistry;
 }
 
 /** Holds the current snapshot; `apply` is the listener to give a source. */
 export class PolicyStore {
-  readonly #defaults: PolicyStoreOptions;
-  #defaultCatalog: ResourceCatalog | undefined;
-  #defaultSchemas: SchemaRegistry | undefined;
   #current: PolicySnapshot | undefined;
   #generation = 0;
   #lastOk = true;
   #lastErrors: readonly string[] = [];
   readonly #listeners: ((e: StoreEvent) => void)[] = [];
 
-  constructor(options: PolicyStoreOptions = {}) {
-    this.#defaults = options;
-  }
+  constructor(_options: PolicyStoreOptions = {}) {}
 
   get current(): PolicySnapshot | undefined {
     return this.#current;
@@ -169,27 +142,24 @@ export class PolicyStore {
       this.#emit({ type: "unchanged", snapshot: this.#current });
       return;
     }
-    const namespaces = new Map<string, JsonObject>();
-    for (const ns of c.namespaces) {
-      const name = (ns.metadata as JsonObject | undefined)?.name;
-      if (typeof name === "string") namespaces.set(name, ns);
-    }
+    const set = c.policySet;
     // Compile now (cached per policy object), so requests never wait for it.
-    for (const p of c.policies) compilePolicy(p);
+    for (const p of set.policies) compilePolicy(p);
     // Kyverno policies with the live providers requests use (the programs bind them).
-    if (c.kyvernoLive !== undefined) for (const p of c.kyvernoPolicies ?? []) compileMutatingPolicy(p, c.kyvernoLive.providers);
+    if (c.kyvernoLive !== undefined) for (const p of set.kyverno.policies) compileMutatingPolicy(p, c.kyvernoLive.providers);
     const snapshot: PolicySnapshot = {
       generation: ++this.#generation,
-      policies: c.policies,
-      bindings: c.bindings,
-      params: inMemoryParamSource(c.params),
-      namespaces,
-      kyvernoPolicies: c.kyvernoPolicies ?? [],
-      kyvernoExceptions: c.kyvernoExceptions ?? [],
+      policySet: set,
+      policies: set.policies,
+      bindings: set.bindings,
+      params: set.params,
+      namespaces: set.namespaces,
+      kyvernoPolicies: set.kyverno.policies,
+      kyvernoExceptions: set.kyverno.exceptions,
       ...(c.kyvernoLive !== undefined ? { kyvernoLive: c.kyvernoLive } : {}),
       notes: c.notes ?? [],
-      catalog: c.catalog ?? (this.#defaultCatalog ??= this.#defaults.catalog ?? ResourceCatalog.builtin()),
-      schemas: c.schemas ?? (this.#defaultSchemas ??= this.#defaults.schemas ?? SchemaRegistry.builtin()),
+      catalog: set.catalog,
+      schemas: set.schemas,
       digest: c.digest,
       origin: c.origin,
       loadedAt: new Date(),
@@ -207,117 +177,31 @@ export class PolicyStore {
 // ---------------------------------------------------------------------------------------------
 // Contents from documents
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function where(d: LoadedDocument): string {
-  const s = d.source;
-  return `${s.file}${s.line !== undefined ? `:${s.line}` : ""}`;
-}
-
-
-function isGatekeeperMutator(v: unknown): boolean {
-  return isObject(v) && typeof v.apiVersion === "string" && v.apiVersion.startsWith(`${GATEKEEPER_GROUP}/`);
-}
-
 /**
- * Sorts loaded documents into policy contents, as `celmap eval` does:
+ * Loaded documents to policy contents through the engine's `load` (src/engine), as `celmap eval`
+ * sorts them: MAPs and bindings validated (CEL compiled) as the apiserver would on create; CRDs
+ * (their kinds served, their schemas and defaults used); Kyverno MutatingPolicies and
+ * PolicyExceptions validated as Kyverno does; Gatekeeper mutators validated and translated to MAPs
+ * (refused ones left out and reported as notes); Namespaces; every other object a param.
+ * `catalog`/`schemas`: what to start from (the cluster source: the cluster's custom resources).
  *
- * - MAPs and bindings are decoded, defaulted and validated (CEL compiled) as the apiserver would on create;
- * - Kyverno MutatingPolicies / NamespacedMutatingPolicies (policies.kyverno.io) and PolicyExceptions
- *   are decoded and their CEL compiled in Kyverno's environment, as Kyverno's admission validation does;
- * - Gatekeeper mutators (mutations.gatekeeper.sh) are validated as Gatekeeper does and translated
- *   into MAPs and bindings (`celmap translate`, failurePolicy Fail); refused mutators are left out
- *   and reported as notes, as `celmap eval` warns about them;
- * - `v1 Namespace` objects become namespaces; every other object with a name is a param candidate.
- *
- * Any rejection makes the whole update an error.
+ * Any error makes the whole update an error (the store keeps the last good set).
  */
-export function contentFromDocuments(docs: readonly LoadedDocument[], origin: string, digest: string): SourceUpdate {
-  const errors: string[] = [];
+export function contentFromDocuments(
+  docs: readonly LoadedDocument[],
+  origin: string,
+  digest: string,
+  base: { readonly catalog?: ResourceCatalog; readonly schemas?: SchemaRegistry } = {},
+): SourceUpdate {
+  const r = load(docs, { ...(base.catalog !== undefined ? { catalog: base.catalog } : {}), ...(base.schemas !== undefined ? { schemas: base.schemas } : {}) });
+  if (r.errors.length > 0) return { ok: false, origin, errors: r.errors.map(engineErrorText) };
   const notes: string[] = [];
-  const rest: LoadedDocument[] = [];
-  const mutators: unknown[] = [];
-  const mutatorDocs = new Map<string, LoadedDocument>();
-  const kyvernoPolicies: MutatingPolicy[] = [];
-  const kyvernoExceptions: PolicyException[] = [];
-  for (const d of docs) {
-    const v = d.value;
-    if (isGatekeeperMutator(v)) {
-      const json = toJsonNumbers(v);
-      const c = compileMutator(json);
-      if (!c.ok) {
-        for (const i of c.issues) errors.push(`${where(d)}: ${i.path.toString() !== "" ? `${i.path.toString()}: ` : ""}${i.message}`);
-        continue;
-      }
-      const o = json as { kind?: unknown; metadata?: { name?: unknown } };
-      mutatorDocs.set(`${String(o.kind)}/${String(o.metadata?.name)}`, d);
-      mutators.push(json);
-    } else if (isKyvernoMutatingPolicy(v)) {
-      const r = decodeMutatingPolicy(v);
-      if (!r.ok) {
-        errors.push(...r.errors.map((e) => `${where(d)}: ${e}`));
-        continue;
-      }
-      const compileErrors = mutatingPolicyCompileErrors(r.value);
-      if (compileErrors.length > 0) {
-        errors.push(...compileErrors.map((e) => `${where(d)}: ${e}`));
-        continue;
-      }
-      kyvernoPolicies.push(r.value);
-    } else if (isKyvernoPolicyException(v)) {
-      const r = decodePolicyException(v);
-      if (!r.ok) errors.push(...r.errors.map((e) => `${where(d)}: ${e}`));
-      else kyvernoExceptions.push(r.value);
-    } else {
-      rest.push(d);
-    }
+  for (const v of r.policySet.gatekeeper.verdicts) {
+    if (v.verdict === "exact") continue;
+    const reasons = v.reasons.map((x) => `${x.path !== "" ? `${x.path}: ` : ""}${x.message}`).join("; ");
+    notes.push(`${v.mutator}: ${v.verdict === "refused" ? "refused, not enforced" : "translated with a difference"}${reasons !== "" ? `: ${reasons}` : ""}`);
   }
-  if (mutators.length > 0 && errors.length === 0) {
-    const t = translateGatekeeper(mutators, {});
-    errors.push(...t.issues.map((i) => `internal error: the translation of the Gatekeeper mutators does not validate: ${i}`));
-    for (const v of t.verdicts) {
-      if (v.verdict === "exact") continue;
-      const reasons = v.reasons.map((r) => `${r.path !== "" ? `${r.path}: ` : ""}${r.message}`).join("; ");
-      notes.push(`${v.mutator}: ${v.verdict === "refused" ? "refused, not enforced" : "translated with a difference"}${reasons !== "" ? `: ${reasons}` : ""}`);
-    }
-    for (const o of [...t.policies, ...t.bindings]) {
-      const md = isObject(o.metadata) ? o.metadata : {};
-      const ann = isObject(md.annotations) ? md.annotations : {};
-      const first = String(ann["celmap.io/gatekeeper-mutators"] ?? "").split(",")[0]!.trim();
-      const from = mutatorDocs.get(first) ?? [...mutatorDocs.values()][0]!;
-      rest.push({ value: toCelNumbers(o), source: from.source, locate: () => undefined } as LoadedDocument);
-    }
-  }
-  const set = collectPolicies(rest, { compileExpression: policyCompileHook });
-  for (const f of set.failures) {
-    const s = f.source;
-    const at = s === undefined ? "" : `${s.file}${s.line !== undefined ? `:${s.line}` : ""}: `;
-    errors.push(`${at}${f.message}`);
-  }
-  if (errors.length > 0) return { ok: false, origin, errors };
-  const params: JsonObject[] = [];
-  const namespaces: JsonObject[] = [];
-  for (const d of set.others) {
-    if (!isObject(d.value)) continue;
-    if (d.value.apiVersion === "v1" && d.value.kind === "Namespace") namespaces.push(d.value);
-    else params.push(d.value);
-  }
-  return {
-    ok: true,
-    content: {
-      policies: set.policies.map((p) => p.object),
-      bindings: set.bindings.map((b) => b.object),
-      params,
-      namespaces,
-      ...(kyvernoPolicies.length > 0 ? { kyvernoPolicies } : {}),
-      ...(kyvernoExceptions.length > 0 ? { kyvernoExceptions } : {}),
-      ...(notes.length > 0 ? { notes } : {}),
-      digest,
-      origin,
-    },
-  };
+  return { ok: true, content: { policySet: r.policySet, ...(notes.length > 0 ? { notes } : {}), digest, origin } };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,7 +17,9 @@
  * loaded yet) follow the webhook's `failurePolicy`: `Fail` denies with the status (504 Timeout, 500,
  * 503), `Ignore` admits unchanged with a warning. Policy outcomes follow each policy's own
  * failurePolicy, exactly as in the apiserver (pipeline.ts); policy errors a policy's `Ignore` dropped
- * come back as warnings, since a webhook, unlike the in-process plugin, can say so.
+ * are logged (`ignoredErrors`) but not returned as warnings: native MAP admission sends no Warning
+ * header for them, and a real kube-apiserver was seen to (test/e2e/map-parity.test.ts), so the
+ * client sees the same answer either way (`ignoredErrorsAsWarnings` opts in).
  *
  * Pure apart from the clock and, with the cluster source, Kyverno's `http.*` calls (live.ts: a
  * synchronous bridge that blocks this thread for the call, bounded by the request's deadline).
@@ -30,8 +32,9 @@ import {
   type Operation,
   type UserInfo,
 } from "../admission/request.js";
-import { evaluate, type EvaluateResult, type JsonObject, type JsonValue, type Trace } from "../admission/index.js";
-import { kyvernoWebhookStage, type KyvernoOutcome } from "../admission/kyverno/index.js";
+import type { EvaluateResult, JsonObject, JsonValue, Trace } from "../admission/index.js";
+import type { KyvernoOutcome } from "../admission/kyverno/index.js";
+import { admit } from "../engine/index.js";
 import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
 import type { PolicySnapshot } from "./policies.js";
 
@@ -56,7 +59,10 @@ export interface ReviewSettings {
   readonly failurePolicy: FailurePolicy;
   /** Extra group/resource pairs to leave alone (added to {@link EXEMPT_RESOURCES}). */
   readonly exemptResources?: readonly string[];
-  /** Return policy errors dropped by a policy's failurePolicy Ignore as warnings. Default true. */
+  /**
+   * Return policy errors dropped by a policy's failurePolicy Ignore as warnings. Default false:
+   * native MAP admission sends none (they are logged as `ignoredErrors` either way).
+   */
   readonly ignoredErrorsAsWarnings?: boolean;
 }
 
@@ -133,7 +139,7 @@ export function observationsOf(trace: Trace): Pick<ReviewReply, "checks" | "invo
       let mutationError = false;
       for (const m of inv.mutations) {
         if (m.outcome === "skipped") continue;
-        const errorType = m.outcome === "error" || m.outcome === "aborted" ? policyErrorType(m.error) : "no_error";
+        const errorType = m.outcome === "error" || m.outcome === "aborted" ? policyErrorType(m.errorKind ?? "invalid") : "no_error";
         if (errorType !== "no_error") mutationError = true;
         checks.push({ policy: inv.policy, binding: inv.binding, errorType, ...(m.seconds !== undefined ? { seconds: m.seconds } : {}) });
       }
@@ -320,11 +326,6 @@ export interface ReviewEnv {
   readonly now: () => number;
 }
 
-function bareNamespace(name: string): JsonObject {
-  // The apiserver labels every namespace with its name (NamespaceDefaultLabelName).
-  return { apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "kubernetes.io/metadata.name": name } } };
-}
-
 function ownNamespaceRequest(req: AdmissionRequest, own: string | undefined): boolean {
   if (own === undefined || own === "") return false;
   if (req.namespace === own) return true;
@@ -365,11 +366,12 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     log: { ...log, ...extra },
     ...observed,
   });
-  const serverFailure = (outcome: RequestOutcome, code: number, reason: string, message: string): ReviewReply => {
+  /** `logExtra`: more for the log line only (an internal error's stack), never for the response. */
+  const serverFailure = (outcome: RequestOutcome, code: number, reason: string, message: string, logExtra: Record<string, unknown> = {}): ReviewReply => {
     if (s.failurePolicy === "Ignore") {
-      return reply(outcome, { uid: request.uid, allowed: true, warnings: [`celmap webhook: ${message} (failure policy Ignore: admitted unchanged)`] }, { error: message });
+      return reply(outcome, { uid: request.uid, allowed: true, warnings: [`celmap webhook: ${message} (failure policy Ignore: admitted unchanged)`] }, { error: message, ...logExtra });
     }
-    return reply(outcome, { uid: request.uid, allowed: false, status: failureStatus(code, reason, `celmap webhook: ${message}`) }, { error: message });
+    return reply(outcome, { uid: request.uid, allowed: false, status: failureStatus(code, reason, `celmap webhook: ${message}`) }, { error: message, ...logExtra });
   };
 
   if (ownNamespaceRequest(request, s.ownNamespace)) {
@@ -384,40 +386,29 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
   if (env.now() > env.deadline) return serverFailure("timeout", 504, "Timeout", "request deadline exceeded before evaluation");
 
   let result: EvaluateResult;
-  const namespaces = (name: string): JsonObject => snapshot.namespaces.get(name) ?? bareNamespace(name);
   try {
-    // Kyverno MutatingPolicies run as Kyverno's mutating webhook after the MAP plugin, as
-    // `celmap eval` runs them (the stage keeps per-request state: a new one per request).
-    // With the cluster source, Kyverno's libraries read the live cluster (live.ts); `during` bounds
-    // their http.* calls by this request's deadline.
+    // The engine (src/engine `admit`) with the request as the apiserver sent it: already defaulted
+    // by the apiserver, so not defaulted again; namespaces not in the policy set are seen as bare
+    // namespaces (the engine's one rule). With the cluster source, Kyverno's libraries read the live
+    // cluster (live.ts); `during` bounds their http.* calls by this request's deadline.
     const live = snapshot.kyvernoLive;
-    const webhooks =
-      snapshot.kyvernoPolicies.length > 0
-        ? [
-            kyvernoWebhookStage(snapshot.kyvernoPolicies, {
-              catalog: snapshot.catalog,
-              schemas: snapshot.schemas,
-              namespaces,
-              exceptions: snapshot.kyvernoExceptions,
-              ...(live !== undefined ? { providers: live.providers } : {}),
-            }),
-          ]
-        : [];
-    const run = (): EvaluateResult => evaluate(request, {
-      webhooks,
-      policies: snapshot.policies,
-      bindings: snapshot.bindings,
-      params: snapshot.params,
-      namespaces,
-      // The snapshot's own: the cluster source's carry the cluster's custom resources.
-      catalog: snapshot.catalog,
-      schemas: snapshot.schemas,
-      // The pipeline gives up between invocations and mutations once the deadline passed.
-      options: { expired: () => env.now() > env.deadline },
-    });
-    result = live !== undefined && webhooks.length > 0 ? live.during(env.deadline, env.now, run) : run();
+    const run = (): EvaluateResult => {
+      const a = admit(
+        snapshot.policySet,
+        { review: request },
+        {
+          // The pipeline gives up between invocations and mutations once the deadline passed.
+          expired: () => env.now() > env.deadline,
+          ...(live !== undefined ? { kyvernoProviders: live.providers } : {}),
+        },
+      );
+      if (!a.ok) throw new Error(a.error.message);
+      return a.result;
+    };
+    result = live !== undefined && snapshot.kyvernoPolicies.length > 0 ? live.during(env.deadline, env.now, run) : run();
   } catch (e) {
-    return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    // A celmap bug (the engine never throws for bad input): the log gets the stack, the response only the message.
+    return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`, e instanceof Error && e.stack !== undefined ? { stack: e.stack } : {});
   }
   const observed = observationsOf(result.trace);
   // A call cut at the deadline (an http.* call bounded by what was left of it) may return a hair
@@ -425,8 +416,8 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
   if (result.status?.code === 504 || env.now() > env.deadline - 1) {
     return { ...serverFailure("timeout", 504, "Timeout", `request deadline exceeded during evaluation`), ...observed };
   }
-  const warnings = [...result.warnings, ...(s.ignoredErrorsAsWarnings === false ? [] : result.ignoredErrors)];
-  const generation = { policySet: snapshot.generation };
+  const warnings = [...result.warnings, ...(s.ignoredErrorsAsWarnings === true ? result.ignoredErrors : [])];
+  const generation = { policySet: snapshot.generation, ...(result.ignoredErrors.length > 0 ? { ignoredErrors: result.ignoredErrors } : {}) };
   if (!result.allowed) {
     const st = result.status!;
     const status: JsonObject = { status: "Failure", code: st.code, reason: st.reason, message: st.message };

@@ -123,7 +123,7 @@ describe("policy reload in the middle of traffic", () => {
       replaceFile(file, labelPolicy("add-label", "celmap", "object.nope("));
       await waitFor(() => rejections().some((l) => String((l.errors as string[])[0]).includes("compilation failed")), 5_000, "second rejection");
       const rejected = rejections().find((l) => String((l.errors as string[])[0]).includes("compilation failed"))!;
-      expect(String((rejected.errors as string[])[0])).toMatch(/policy\.yaml:\d+: .*compilation failed/);
+      expect(String((rejected.errors as string[])[0])).toMatch(/policy\.yaml#\d+: .*compilation failed/);
       expect(rejected.keptGeneration).toBe(2);
       expect(s.server.store.current?.generation).toBe(2);
       expect((await call(pki, s.port, undefined, { path: "/readyz" })).status).toBe(200);

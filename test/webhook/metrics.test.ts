@@ -41,7 +41,7 @@ const trace = {
           skipped: "matchCondition 'b' is false",
         }),
         inv("mc-error", { matchConditions: [{ name: "a", result: "error", error: "no such key", cost: 1 }], skipped: "matchConditions errored (failurePolicy Fail)" }),
-        inv("budget", { mutations: [{ index: 0, patchType: "ApplyConfiguration", outcome: "error", error: "validation failed due to running out of cost budget, no further validation rules will be run", cost: 9, diff: [] }] }),
+        inv("budget", { mutations: [{ index: 0, patchType: "ApplyConfiguration", outcome: "error", error: "validation failed due to running out of cost budget, no further validation rules will be run", errorKind: "out_of_budget", cost: 9, diff: [] }] }),
       ],
     },
     { pass: 2, selection: [], reinvocationRequested: false, errors: [], invocations: [inv("same", { pass: 2, skipped: "not eligible for reinvocation" })] },

@@ -12,6 +12,8 @@ import type { CelSchemaNode } from "../../cel/k8s/values.js";
 import { celSchemaForKind } from "../../kube/cel-schema.js";
 import { SchemaRegistry } from "../../kube/schema.js";
 import { formatLoadError, parseDocuments } from "../../io/load.js";
+import type { JsonObject } from "../../admission/index.js";
+import { storedNamespace } from "../../engine/index.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { ENV_KINDS, cliEnv, defaultBindings } from "../environment.js";
 import { parseVarOption, readVarsFile, toCel } from "../inputs.js";
@@ -178,7 +180,7 @@ function runCel(args: ParsedArgs, io: CliIo): number {
   }
   for (const [option, variable] of FILE_VARIABLES) {
     const file = args.values[option];
-    if (typeof file === "string") bindings.set(variable, readDocument(option, file, io.readFile));
+    if (typeof file === "string") bindings.set(variable, readDocument(option, file, io.readFile, variable === "namespaceObject"));
   }
 
   const hasParams = bindings.has("params");
@@ -240,7 +242,8 @@ function envKind(v: string | boolean | readonly string[] | undefined): Kubernete
 }
 
 /** The one YAML or JSON document of a file (`--object` and friends), integers exact. */
-function readDocument(option: string, path: string, readFile: (path: string) => string): CelValue {
+/** One document from a file; with `asNamespace`, a v1 Namespace is seen as the apiserver stores it (the engine's `storedNamespace`: name label, finalizer, phase), as `eval` sees it. */
+function readDocument(option: string, path: string, readFile: (path: string) => string, asNamespace = false): CelValue {
   let text: string;
   try {
     text = readFile(path);
@@ -252,7 +255,11 @@ function readDocument(option: string, path: string, readFile: (path: string) => 
   if (r.documents.length !== 1) {
     throw new UsageError(`--${option} ${path}: expected one document, found ${r.documents.length}`);
   }
-  return toCel(r.documents[0]!.value);
+  const v = r.documents[0]!.value;
+  if (asNamespace && typeof v === "object" && v !== null && !Array.isArray(v) && (v as JsonObject).apiVersion === "v1" && (v as JsonObject).kind === "Namespace") {
+    return toCel(storedNamespace(v as JsonObject));
+  }
+  return toCel(v);
 }
 
 /** `ERROR: <input>:1:7: no such key: x` with the source line and a caret, when the failing node is known. */

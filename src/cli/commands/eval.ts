@@ -1,7 +1,7 @@
 /**
  * `celmap eval -f <policies…> -r <resources…>`: what kube-apiserver 1.36's MutatingAdmissionPolicy
- * plugin would do to each resource, offline. The pipeline is `render/session.ts` (sorting inputs)
- * over `src/admission` (`evaluate`); this file parses options and prints.
+ * plugin would do to each resource, offline. The pipeline is the engine's (src/engine: `load` sorts
+ * the inputs, `admit` runs each resource); this file parses options and prints.
  */
 import { jsonDiff, newAdmissionRequest, type JsonObject, type Operation, type PatchOperation } from "../../admission/index.js";
 import { describePatchOp, mutateExisting, type KyvernoOutcome } from "../../admission/kyverno/index.js";
@@ -12,10 +12,10 @@ import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../op
 import { colorWanted, palette, type Palette } from "../render/color.js";
 import { renderDiff } from "../render/diff.js";
 import { toExactJson, toYaml } from "../render/serialize.js";
-import { buildSession, describeObject, evaluateObject, isObject, kyvernoContext, objectProblem, unknownKind, where, type Evaluation, type RequestSpec, type Session } from "../render/session.js";
+import { admit, kyvernoContext, unknownKind, validateAdmission, type Admission, type AdmitOptions, type ObjectRequest, type PolicySet } from "../../engine/index.js";
+import { describeObject, isObject, loadInputs, objectProblem, where } from "../render/session.js";
 import { renderTrace } from "../render/trace.js";
-import { defaultObject, validateStored } from "../../validation/index.js";
-import { formatVerdict, gatekeeperEvaluation, mutatorInputs } from "./translate.js";
+import { formatVerdict, gatekeeperEvaluation, mutatorInputs, type MutatorInputs } from "./translate.js";
 
 const OPTIONS: readonly OptionSpec[] = [
   {
@@ -206,12 +206,13 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   const failOnError = args.values["fail-on-error"] === true;
   const groupsText = str(args, "groups");
   const user = str(args, "user");
-  const spec: RequestSpec = {
+  const spec: ObjectRequest = {
     operation,
     ...(user !== undefined || groupsText !== undefined
-      ? { user: { username: user ?? "", groups: (groupsText ?? "").split(",").map((g) => g.trim()).filter((g) => g !== "") } }
+      ? { userInfo: { username: user ?? "", groups: (groupsText ?? "").split(",").map((g) => g.trim()).filter((g) => g !== "") } }
       : {}),
   };
+  const admitOptions: AdmitOptions = { defaulting: args.values["no-defaults"] !== true, validate: args.values["no-validate"] !== true };
   const outColor = palette(colorWanted(process.stdout.isTTY));
   const errColor = palette(colorWanted(process.stderr.isTTY));
 
@@ -219,7 +220,9 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   const errors: string[] = [];
   const engineText = str(args, "engine") ?? "map";
   if (engineText !== "map" && engineText !== "gatekeeper") throw new UsageError(`--engine must be map or gatekeeper, got ${JSON.stringify(engineText)}`);
-  const gk = mutatorInputs(load(fPaths, errors), engineText);
+  // --engine map: the engine translates Gatekeeper mutators at load; --engine gatekeeper: they run in Gatekeeper's own System.
+  const allF = load(fPaths, errors);
+  const gk: MutatorInputs = engineText === "gatekeeper" ? mutatorInputs(allF, engineText) : { documents: allF, verdicts: [], errors: [], count: 0 };
   errors.push(...gk.errors);
   const fDocs = gk.documents;
   if (engineText === "gatekeeper") {
@@ -229,9 +232,9 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   const rDocs = load(rPaths, errors);
   const oldDocs = load(oldPaths, errors);
   const targetDocs = load(targetPaths, errors);
-  const built = buildSession(fDocs, { defaulting: args.values["no-defaults"] !== true, validate: args.values["no-validate"] !== true });
-  errors.push(...built.errors);
-  const session = built.session;
+  const built = loadInputs(fDocs);
+  errors.push(...built.errorLines);
+  const session = built.policySet;
   const targets: Target[] = [];
   for (const d of targetDocs) {
     const p = objectProblem(d);
@@ -279,11 +282,12 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   if (errors.length > 0) {
     for (const e of errors) io.stderr(`${errColor.red("error")}: ${e}\n`);
     io.stderr(`celmap eval: ${errors.length} input error${errors.length === 1 ? "" : "s"}; nothing evaluated\n`);
-    return ExitCode.usage;
+    // By the engine's error kind: a celmap bug (e.g. a translation that does not validate) is exit 3, bad input 2.
+    return built.errors.some((e) => e.kind === "internal") ? ExitCode.internal : ExitCode.usage;
   }
   for (const w of built.warnings) io.stderr(`${errColor.yellow("warning")}: ${w}\n`);
   for (const c of gk.conflicts ?? []) io.stderr(`${errColor.yellow("warning")}: ${c}\n`);
-  for (const v of gk.verdicts) if (trace || v.verdict === "refused") io.stderr(`${v.verdict === "refused" ? `${errColor.yellow("warning")}: not evaluated: ` : "translate: "}${formatVerdict(v, errColor)}`);
+  for (const v of [...gk.verdicts, ...session.gatekeeper.verdicts]) if (trace || v.verdict === "refused") io.stderr(`${v.verdict === "refused" ? `${errColor.yellow("warning")}: not evaluated: ` : "translate: "}${formatVerdict(v, errColor)}`);
 
   // ---- Evaluation.
   const progress = process.stderr.isTTY === true && items.length >= 200 && !trace;
@@ -295,28 +299,30 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   let firstYaml = true;
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
-    const reqSpec: RequestSpec = { ...spec, ...(item.old !== undefined ? { oldObject: item.old } : {}) };
-    const ev: Evaluation =
+    const reqSpec: ObjectRequest = { ...spec, object: item.object, ...(item.old !== undefined ? { oldObject: item.old } : {}) };
+    const ev: Admission =
       gk.system === undefined
-        ? evaluateObject(session, item.object, reqSpec)
-        : revalidate(session, gatekeeperEvaluation(gk.system, evaluateObject({ ...session, policies: [], bindings: [] }, item.object, reqSpec), session.namespaces, spec.user?.username));
+        ? admit(session, reqSpec, admitOptions)
+        : validated(session, gatekeeperEvaluation(gk.system, admit({ ...session, policies: [], bindings: [] }, reqSpec, { ...admitOptions, validate: false }), session.namespaces, spec.userInfo?.username), admitOptions);
     if (progress && Date.now() - lastProgress > 200) {
       lastProgress = Date.now();
       io.stderr(`\rcelmap eval: ${i + 1}/${items.length} resources`);
     }
     if (!ev.ok) {
       // Cannot happen after the checks above; reported as bad input all the same.
-      io.stderr(`${errColor.red("error")}: ${item.source}: ${ev.error}\n`);
+      io.stderr(`${errColor.red("error")}: ${item.source}: ${ev.error.message}\n`);
       return ExitCode.usage;
     }
     const r = ev.result;
-    const label = describeObject(ev.input);
-    // The stage that rejected the request: admission (a policy, or a status admission answered) or validation (422 before storage).
-    const rejectedBy: "admission" | "validation" | undefined = !r.allowed ? "admission" : ev.validation !== undefined && !ev.validation.ok ? "validation" : undefined;
+    const input = ev.input!;
+    const label = describeObject(input);
+    // The stage that rejected the request (the engine's): admission (a policy, or a status admission answered) or validation (422 before storage).
+    const rejectedBy = ev.stage;
     const validationStatus = ev.validation !== undefined && !ev.validation.ok ? ev.validation.status : undefined;
     const allowed = rejectedBy === undefined;
     if (trace) {
-      const userText = spec.user !== undefined ? `${spec.user.username}${spec.user.groups.length > 0 ? ` [${spec.user.groups.join(", ")}]` : ""}` : "";
+      const u = spec.userInfo;
+      const userText = u !== undefined ? `${u.username ?? ""}${(u.groups ?? []).length > 0 ? ` [${(u.groups ?? []).join(", ")}]` : ""}` : "";
       io.stderr(renderTrace({ source: item.source, resource: label, operation, user: userText }, r, errColor));
       if (ev.validation !== undefined) {
         io.stderr(
@@ -325,12 +331,12 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
             : `  validation: ${errColor.red("rejected")} (${ev.validation.status.code} ${ev.validation.status.reason}) — the apiserver would not store the admitted object\n${ev.validation.status.details.causes.map((c) => `    ${c.field}: ${c.message}\n`).join("")}`,
         );
       }
-      if (ev.syntheticNamespace !== undefined) {
-        io.stderr(`  note: namespace ${JSON.stringify(ev.syntheticNamespace)} was not given with -f: seen as a bare Namespace (only the kubernetes.io/metadata.name label)\n`);
+      for (const n of ev.bareNamespaces) {
+        io.stderr(`  note: namespace ${JSON.stringify(n)} was not given with -f: seen as a bare Namespace (only the kubernetes.io/metadata.name label, finalizer kubernetes, phase Active)\n`);
       }
       io.stderr("\n");
     }
-    const existing = allowed && existingPolicies.length > 0 ? runMutateExisting(session, existingPolicies, ev, targets, spec) : [];
+    const existing = allowed && existingPolicies.length > 0 ? runMutateExisting(session, existingPolicies, ev, targets, spec, admitOptions) : [];
     if (trace && existing.length > 0) {
       io.stderr(renderExistingTrace(item.source, existing, errColor));
     }
@@ -362,12 +368,12 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
         io.stdout(`${allowed ? toExactJson(r.patch) : "null"}\n`);
         break;
       case "diff":
-        io.stdout(renderResourceDiff(item.source, label, ev.input, allowed ? r.object : null, outColor, rejectedBy));
+        io.stdout(renderResourceDiff(item.source, label, input, allowed ? r.object : null, outColor, rejectedBy));
         break;
       case "json":
         jsonResults.push({
           source: item.source,
-          resource: { apiVersion: ev.input.apiVersion, kind: ev.input.kind, namespace: ev.request.namespace, name: ev.request.name },
+          resource: { apiVersion: input.apiVersion, kind: input.kind, namespace: ev.request.namespace, name: ev.request.name },
           operation,
           allowed,
           ...(rejectedBy !== undefined ? { stage: rejectedBy } : {}),
@@ -407,12 +413,9 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   return ExitCode.ok;
 }
 
-/** Validation of the object Gatekeeper's mutators produced (the base evaluation validated the object before them). */
-function revalidate(session: Session, ev: Evaluation): Evaluation {
-  if (!ev.ok || !session.validating) return ev;
-  const { validation: _before, ...rest } = ev;
-  if (!ev.result.allowed || ev.result.object === null) return rest;
-  return { ...rest, validation: validateStored(defaultObject(ev.result.object, session.crds), ev.request.oldObject, session.crds) };
+/** With validation on, the validation of the object Gatekeeper's mutators produced (not of the one before them). */
+function validated(session: PolicySet, ev: Admission, options: AdmitOptions): Admission {
+  return options.validate === true ? validateAdmission(session, ev) : ev;
 }
 
 function renderResourceDiff(source: string, label: string, before: JsonObject, after: JsonObject | null, p: Palette, rejectedBy?: "admission" | "validation"): string {
@@ -449,9 +452,9 @@ interface ExistingRun {
  * background controller re-reads the live trigger); each target is evaluated with an UPDATE request
  * for it and, when the policy mutated it, updated in place so later triggers see the new state.
  */
-function runMutateExisting(session: Session, policies: readonly MutatingPolicy[], ev: Extract<Evaluation, { ok: true }>, targets: Target[], spec: RequestSpec): ExistingRun[] {
-  const ctx = kyvernoContext(session, (n) => session.namespaces.get(n) ?? { apiVersion: "v1", kind: "Namespace", metadata: { name: n, labels: { "kubernetes.io/metadata.name": n } } });
-  const userInfo = spec.user !== undefined ? { userInfo: { username: spec.user.username, groups: [...spec.user.groups] } } : {};
+function runMutateExisting(session: PolicySet, policies: readonly MutatingPolicy[], ev: Extract<Admission, { ok: true }>, targets: Target[], spec: ObjectRequest, options: AdmitOptions): ExistingRun[] {
+  const ctx = kyvernoContext(session, options);
+  const userInfo = spec.userInfo !== undefined ? { userInfo: spec.userInfo } : {};
   const out: ExistingRun[] = [];
   for (const p of policies) {
     const byObject = new Map(targets.map((t) => [t.object, t]));
@@ -471,7 +474,7 @@ function runMutateExisting(session: Session, policies: readonly MutatingPolicy[]
       const patch = jsonDiff(before, after);
       if (patch.length > 0) {
         target.object = after;
-        target.runs.push(`${p.metadata.name} (trigger ${describeObject(ev.input)})`);
+        target.runs.push(`${p.metadata.name} (trigger ${describeObject(ev.input!)})`);
       }
       runs.push({ target, outcome: t.outcome, patch });
     }

@@ -22,7 +22,8 @@ import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, i
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette } from "../render/color.js";
-import { buildSession, evaluateObject, isObject, type Session } from "../render/session.js";
+import { admit, type PolicySet } from "../../engine/index.js";
+import { isObject, loadInputs } from "../render/session.js";
 
 const OPTIONS: readonly OptionSpec[] = [
   { name: "file-name", short: "f", type: "string", placeholder: "<name>", description: "The test file name to look for (default kyverno-test.yaml)." },
@@ -154,7 +155,7 @@ interface Loaded {
   readonly mpols: MutatingPolicy[];
   readonly mapNames: Set<string>;
   readonly otherNames: Set<string>;
-  readonly session: Session;
+  readonly session: PolicySet;
   readonly resources: JsonObject[];
   readonly targets: JsonObject[];
   readonly ctx: KyvernoContext;
@@ -243,9 +244,8 @@ function loadSuite(s: Suite, errors: string[]): Loaded | undefined {
   }
   const paramDocs = load(asList(t.paramResources));
   const nsDocs = [...namespaces.values()].map((n) => synthetic(n, `${s.file} (namespaces)`));
-  // As Kyverno's CLI: no apiserver defaulting, no validation of the results.
-  const built = buildSession([...crdDocs, ...mapDocs, ...paramDocs, ...nsDocs], { defaulting: false, validate: false });
-  errors.push(...built.errors);
+  const built = loadInputs([...crdDocs, ...mapDocs, ...paramDocs, ...nsDocs]);
+  errors.push(...built.errorLines);
 
   // userinfo
   let user: { username: string; groups: string[] } | undefined;
@@ -292,7 +292,7 @@ function loadSuite(s: Suite, errors: string[]): Loaded | undefined {
     globalContext,
     imageData: new OfflineImageDataProvider({ images: images as never, hint: "give it in the context file" }),
   };
-  const session = built.session;
+  const session = built.policySet;
   const ctx: KyvernoContext = {
     catalog: session.catalog,
     schemas: session.schemas,
@@ -325,8 +325,9 @@ function runResource(l: Loaded, object: JsonObject, op: Operation): ResourceRun 
   const maps = new Map<string, { result: string; object: JsonObject | null; message?: string }>();
   let current: JsonObject = object;
   if (l.mapNames.size > 0 && op !== "DELETE") {
-    const ev = evaluateObject(l.session, object, { operation: op, ...(op === "UPDATE" ? { oldObject: object } : {}), ...(l.user !== undefined ? { user: l.user } : {}) });
-    if (!ev.ok) return { error: ev.error };
+    // Kyverno's CLI does not default (defaulting off) nor validate the result (validate off, the engine's default).
+    const ev = admit(l.session, { operation: op, object, ...(op === "UPDATE" ? { oldObject: object } : {}), ...(l.user !== undefined ? { userInfo: l.user } : {}) }, { defaulting: false });
+    if (!ev.ok) return { error: ev.error.message };
     const r = ev.result;
     const invs = r.trace.passes[0]?.invocations ?? [];
     for (const name of l.mapNames) {

@@ -12,7 +12,8 @@ import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette, type Palette } from "../render/color.js";
 import { toExactJson, toYaml } from "../render/serialize.js";
-import { isObject, where, type Evaluation } from "../render/session.js";
+import { isObject, where } from "../render/session.js";
+import { namespaceLookup, type Admission } from "../../engine/index.js";
 
 const API_VERSIONS = ["v1", "v1beta1", "v1alpha1"] as const;
 const KUBE_VERSIONS = ["1.32", "1.33", "1.34", "1.35", "1.36"] as const;
@@ -352,13 +353,13 @@ export function mutatorInputs(docs: readonly LoadedDocument[], engine: "map" | "
  * MAP pipeline's Evaluation: `base` is the evaluation of the same request with no policies (the
  * object as admission receives it: namespace filled, defaulted).
  */
-export function gatekeeperEvaluation(system: System, base: Evaluation, namespaces: ReadonlyMap<string, JsonObject>, username: string | undefined): Evaluation {
+export function gatekeeperEvaluation(system: System, base: Admission, namespaces: ReadonlyMap<string, JsonObject>, username: string | undefined): Admission {
   if (!base.ok) return base;
   const nsName = base.request.namespace;
-  // As the MAP pipeline sees a namespace not given with -f: bare, with its name label.
-  const namespace =
-    nsName === "" ? undefined : (namespaces.get(nsName) ?? { apiVersion: "v1", kind: "Namespace", metadata: { name: nsName, labels: { "kubernetes.io/metadata.name": nsName } } });
-  const out = system.mutate(base.input, {
+  const input = base.input!;
+  // As the MAP pipeline sees a namespace not given with -f (the engine's bare-namespace rule).
+  const namespace = nsName === "" ? undefined : namespaceLookup(namespaces)(nsName);
+  const out = system.mutate(input, {
     ...(namespace !== undefined ? { namespace } : {}),
     operation: base.request.operation === "UPDATE" ? "UPDATE" : "CREATE",
     ...(username !== undefined ? { username } : {}),
@@ -374,7 +375,7 @@ export function gatekeeperEvaluation(system: System, base: Evaluation, namespace
       result: {
         ...base.result,
         allowed: false,
-        object: base.input,
+        object: input,
         patch: [],
         status: { code: 500, reason: "InternalError", message: out.error },
         trace,
@@ -382,5 +383,5 @@ export function gatekeeperEvaluation(system: System, base: Evaluation, namespace
     };
   }
   const object = toCelNumbers(out.object) as JsonObject;
-  return { ...base, result: { ...base.result, allowed: true, object, patch: jsonDiff(base.input, object), trace } };
+  return { ...base, result: { ...base.result, allowed: true, object, patch: jsonDiff(input, object), trace } };
 }

@@ -25,6 +25,14 @@ const OPTIONS: readonly OptionSpec[] = [
   { name: "in-cluster", type: "boolean", description: "Like --kubeconfig, with the pod's service account (in-cluster configuration)." },
   { name: "no-kyverno", type: "boolean", description: "With --kubeconfig/--in-cluster: do not watch Kyverno MutatingPolicies even where they are served (e.g. no RBAC for them)." },
   { name: "no-gatekeeper", type: "boolean", description: "With --kubeconfig/--in-cluster: do not watch Gatekeeper mutators even where they are served." },
+  {
+    name: "param-resource",
+    type: "string",
+    multiple: true,
+    placeholder: "<[group/]version/resource=Kind>",
+    description:
+      "With --kubeconfig/--in-cluster: watch this param kind (list + watch, cluster-wide) for bindings' paramRef, e.g. v1/configmaps=ConfigMap or example.com/v1/settings=Setting; without it a binding's params are not found. Repeatable.",
+  },
   { name: "tls-cert", type: "string", placeholder: "<file>", description: "Serving certificate (PEM, with its chain). Reloaded on change." },
   { name: "tls-key", type: "string", placeholder: "<file>", description: "Serving key (PEM). Reloaded on change." },
   { name: "client-ca", type: "string", placeholder: "<file>", description: "Require client certificates signed by this CA (PEM)." },
@@ -63,6 +71,13 @@ export function parseDuration(text: string): number {
   const ms = unit === "ms" ? n : unit === "s" ? n * 1000 : n * 60_000;
   if (ms <= 0) throw new UsageError(`duration ${JSON.stringify(text)} must be positive`);
   return ms;
+}
+
+/** `v1/configmaps=ConfigMap`, `example.com/v1/settings=Setting` → the param resource the cluster source watches. */
+export function parseParamResource(text: string): { group: string; version: string; resource: string; kind: string; role: "param" } {
+  const m = /^(?:([a-z0-9.-]+)\/)?([a-z0-9]+)\/([a-z0-9-]+)=([A-Za-z0-9]+)$/.exec(text.trim());
+  if (m === null) throw new UsageError(`--param-resource ${JSON.stringify(text)}: use [group/]version/resource=Kind, e.g. v1/configmaps=ConfigMap`);
+  return { group: m[1] ?? "", version: m[2]!, resource: m[3]!, kind: m[4]!, role: "param" };
 }
 
 function positiveInt(name: string, text: string | undefined, min: number, max: number): number | undefined {
@@ -104,6 +119,8 @@ export const webhookCommand: Command = {
     const fromCluster = kubeconfig !== undefined || inCluster;
     if (fromCluster && paths.length > 0) throw new UsageError("use either -f or --kubeconfig/--in-cluster, not both");
     if (kubeconfig !== undefined && inCluster) throw new UsageError("use either --kubeconfig or --in-cluster, not both");
+    const paramResources = ((args.values["param-resource"] as readonly string[] | undefined) ?? []).map(parseParamResource);
+    if (!fromCluster && paramResources.length > 0) throw new UsageError("--param-resource needs --kubeconfig or --in-cluster (with -f, put param objects in the files)");
     if (!fromCluster && paths.length === 0) throw new UsageError("at least one -f <file|dir> with policies (or --kubeconfig/--in-cluster) is required");
     const cert = stringOpt(args, "tls-cert");
     const key = stringOpt(args, "tls-key");
@@ -131,6 +148,7 @@ export const webhookCommand: Command = {
               ...(kubeconfig !== undefined ? { kubeconfig } : { inCluster: true }),
               ...(args.values["no-kyverno"] === true ? { kyverno: false } : {}),
               ...(args.values["no-gatekeeper"] === true ? { gatekeeper: false } : {}),
+              ...(paramResources.length > 0 ? { paramResources } : {}),
             },
           }
         : {}),
