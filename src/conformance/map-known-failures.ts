@@ -13,10 +13,4 @@ export const MAP_KNOWN_FAILURES: readonly KnownFailure[] = [
   },
 ];
 
-export const MAP_ORACLE_KNOWN_FAILURES: readonly KnownFailure[] = [
-  {
-    path: "apiserver/oracle-ac-container-missing-key",
-    reason:
-      "not a MAP outcome: MAP admits (SMD appends the nameless container, as celmap does), then Pod validation after admission answers 422 spec.containers[2].name: Required value; celmap does not run object validation",
-  },
-];
+export const MAP_ORACLE_KNOWN_FAILURES: readonly KnownFailure[] = [];
