@@ -317,7 +317,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
     const input = ev.input!;
     const label = describeObject(input);
     // The stage that rejected the request (the engine's): admission (a policy, or a status admission answered) or validation (422 before storage).
-    const rejectedBy = ev.stage;
+    const rejectedBy = !r.allowed ? "admission" : ev.stage;
     const validationStatus = ev.validation !== undefined && !ev.validation.ok ? ev.validation.status : undefined;
     const allowed = rejectedBy === undefined;
     if (trace) {
