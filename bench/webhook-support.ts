@@ -117,7 +117,7 @@ export async function startServer(dir: string, pki: { cert: string; key: string 
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [...nodeArgs, cliMain, "webhook", "-f", policyDir, "--tls-cert", pki.cert, "--tls-key", pki.key, "--port", String(port), "--address", "127.0.0.1", "--workers", String(WORKERS), "--log-level", "warn"],
+    [...nodeArgs, cliMain, "webhook", "-f", policyDir, "--tls-cert", pki.cert, "--tls-key", pki.key, "--port", String(port), "--address", "127.0.0.1", "--workers", String(WORKERS), "--log-level", "warn", "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"],
     { stdio: ["ignore", "ignore", "inherit"], cwd: dir },
   );
   return { child, port };

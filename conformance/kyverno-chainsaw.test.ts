@@ -23,9 +23,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { assertSubset, loadMocks, runChainsawCase, type CaseReport, type Cluster, type RunOptions } from "./kyverno/chainsaw.js";
+import { upstreamPath } from "../test/support/upstream.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CHAINSAW = join(ROOT, "../shared/kyverno-tests/test/conformance/chainsaw");
+const CHAINSAW_PATH = upstreamPath("kyverno-tests/test/conformance/chainsaw", "the Kyverno chainsaw cases (one test per case)");
+const CHAINSAW = CHAINSAW_PATH ?? "";
 const MOCKS = join(ROOT, "conformance/kyverno/chainsaw-mocks");
 
 /** `kubectl get deployment skipped-deployment -o jsonpath='{.metadata.labels.foo}'` must print nothing. */
@@ -110,7 +112,7 @@ const KNOWN: Readonly<Record<string, { reason: string; evidence: string }>> = {}
 
 const tally = { A: { passed: 0, failed: 0, known: 0 }, B: { passed: 0, failed: 0, known: 0 } };
 
-describe.skipIf(!existsSync(CHAINSAW))("Kyverno chainsaw cases without a cluster (classes A and B)", () => {
+describe.skipIf(CHAINSAW_PATH === undefined)("Kyverno chainsaw cases without a cluster (classes A and B)", () => {
   it("lists 13 class-A and 8 class-B directories, all present", () => {
     expect(CASES.filter((c) => c.cls === "A")).toHaveLength(13);
     expect(CASES.filter((c) => c.cls === "B")).toHaveLength(8);

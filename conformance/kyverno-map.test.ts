@@ -28,10 +28,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments, parse as parseYaml, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
+import { upstreamPath } from "../test/support/upstream.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(ROOT, "dist/src/cli/main.js");
-const SUITES = join(ROOT, "../shared/kyverno-tests/test/cli/test-mutating-admission-policy");
+const SUITES_PATH = upstreamPath("kyverno-tests/test/cli/test-mutating-admission-policy", "the Kyverno MAP CLI suites (15 tests: the count and one per suite)");
+const SUITES = SUITES_PATH ?? "";
 
 type Obj = Record<string, unknown>;
 
@@ -159,9 +161,9 @@ const QUIRKS: Record<string, { why: string; check: (results: EvalResult[], t: Ky
   },
 };
 
-const dirs = readdirSync(SUITES).sort();
+const dirs = SUITES_PATH !== undefined ? readdirSync(SUITES).sort() : [];
 
-describe("Kyverno CLI tests for native MAPs through celmap eval", () => {
+describe.skipIf(SUITES_PATH === undefined)("Kyverno CLI tests for native MAPs through celmap eval", () => {
   it("finds the 14 suites", () => {
     expect(dirs.length).toBe(14);
   });

@@ -103,9 +103,11 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   engine: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate"],
   webhook: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine"],
   conformance: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine"],
-  cli: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "webhook", "conformance"],
+  // celmap lint's analyses: over the engine, pure.
+  lint: ["cel", "diag", "kube", "policy", "admission", "validation", "translate", "engine"],
+  cli: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "webhook", "conformance", "lint"],
   // src/index.ts: the package's public API re-exports.
-  "(root)": ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "webhook", "conformance", "cli"],
+  "(root)": ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "webhook", "conformance", "cli", "lint"],
 };
 
 /**

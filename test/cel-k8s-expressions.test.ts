@@ -28,7 +28,7 @@ interface CaseFile {
   readonly cases: readonly Case[];
 }
 
-const CASES_PATH = join(REPO_ROOT, "../shared/conformance/cel-k8s-expressions.json");
+const CASES_PATH = join(REPO_ROOT, "conformance/data/cel-k8s-expressions.json");
 
 /**
  * Expectations of the shared table that the cel-go and Kubernetes sources

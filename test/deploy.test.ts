@@ -15,17 +15,18 @@
  * from the chart (release `celmap`, namespace `celmap`); the test checks that they agree.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { parseDocuments } from "../src/io/load.js";
+import { upstreamPath } from "./support/upstream.js";
 
 const root = resolve(import.meta.dirname, "..");
 const chartDir = join(root, "deploy/helm/celmap");
 const manifestsFile = join(root, "deploy/manifests/celmap.yaml");
-const swaggerFile = resolve(root, "../shared/k8s-openapi/swagger.json");
+const swaggerFile = upstreamPath("k8s-openapi/swagger.json", "the Helm chart validation tests (one per rendered chart)");
 
 // ---------------------------------------------------------------------------------------------
 // The Go-template subset
@@ -270,7 +271,7 @@ interface SchemaObj {
   "x-kubernetes-group-version-kind"?: { group: string; version: string; kind: string }[];
 }
 
-const swagger = existsSync(swaggerFile) ? (JSON.parse(readFileSync(swaggerFile, "utf8")) as { definitions: Record<string, SchemaObj> }) : undefined;
+const swagger = swaggerFile !== undefined ? (JSON.parse(readFileSync(swaggerFile, "utf8")) as { definitions: Record<string, SchemaObj> }) : undefined;
 const defs = swagger?.definitions ?? {};
 const byGvk = new Map<string, string>();
 for (const [name, d] of Object.entries(defs)) {
@@ -392,6 +393,11 @@ const variants: Record<string, Record<string, unknown>> = {
     clusterSource: { enabled: true, paramResources: [{ apiGroups: [""], resources: ["configmaps"] }, { apiGroups: ["example.com"], resources: ["settings"] }] },
     webhook: { failurePolicy: "Ignore", caBundle: Buffer.from("-----BEGIN CERTIFICATE-----\n").toString("base64"), excludeNamespaces: ["monitoring", "cert-manager"] },
   },
+  "client certificates, TLS 1.3, suites, allow-empty": {
+    clientAuth: { enabled: true, caSecretName: "apiserver-client-ca", commonNames: "kube-apiserver,kube-apiserver-2" },
+    tls: { minVersion: "1.3", cipherSuites: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256" },
+    allowEmpty: true,
+  },
 };
 
 describe.skipIf(swagger === undefined)("deploy: Helm chart (rendered by our Go-template subset, not helm)", () => {
@@ -412,8 +418,11 @@ describe.skipIf(swagger === undefined)("deploy: Helm chart (rendered by our Go-t
     expect(dep.spec.replicas).toBeGreaterThanOrEqual(2);
     expect(dep.spec.template.spec.affinity.podAntiAffinity).toBeDefined();
     const c = dep.spec.template.spec.containers[0];
-    expect(c.readinessProbe.httpGet.path).toBe("/readyz");
-    expect(c.livenessProbe.httpGet.path).toBe("/healthz");
+    expect(c.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "health", scheme: "HTTP" });
+    expect(c.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "health", scheme: "HTTP" });
+    expect(c.ports.map((p: { name: string; containerPort: number }) => [p.name, p.containerPort])).toEqual([["https", 8443], ["health", 9090], ["metrics", 8888]]);
+    expect(c.args).toEqual(expect.arrayContaining(["--health-addr", ":9090", "--metrics-addr", ":8888", "--tls-min-version", "1.2"]));
+    expect(c.args).not.toContain("--client-ca");
     expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
     expect(dep.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
     expect(c.resources.requests.cpu).toBeDefined();
@@ -451,6 +460,20 @@ describe.skipIf(swagger === undefined)("deploy: Helm chart (rendered by our Go-t
   it("rejects a failurePolicy outside the enum (the validator checks enums)", () => {
     const docs = documents(renderChart("celmap", "x", { webhook: { failurePolicy: "Sometimes" } }), "rendered.yaml");
     expect(docs.flatMap(validateDocument).join("\n")).toMatch(/failurePolicy: "Sometimes" not one of/);
+  });
+
+  it("client certificates: the CA Secret mounted, --client-ca and --client-cn passed; TLS and --allow-empty flags", () => {
+    const docs = documents(renderChart("celmap", "celmap-system", variants["client certificates, TLS 1.3, suites, allow-empty"]!), "rendered.yaml");
+    const dep = docs.find((d) => d["kind"] === "Deployment") as any;
+    const c = dep.spec.template.spec.containers[0];
+    const arg = (name: string): string | undefined => c.args[c.args.indexOf(name) + 1];
+    expect(arg("--client-ca")).toBe("/etc/celmap/client-ca/ca.crt");
+    expect(arg("--client-cn")).toBe("kube-apiserver,kube-apiserver-2");
+    expect(arg("--tls-min-version")).toBe("1.3");
+    expect(arg("--tls-cipher-suites")).toBe("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+    expect(c.args).toContain("--allow-empty");
+    expect(c.volumeMounts).toContainEqual({ name: "client-ca", mountPath: "/etc/celmap/client-ca", readOnly: true });
+    expect(dep.spec.template.spec.volumes).toContainEqual({ name: "client-ca", secret: { secretName: "apiserver-client-ca" } });
   });
 
   it("the renderer refuses templates outside its subset", () => {

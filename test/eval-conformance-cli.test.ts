@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, REPO_ROOT, runCli } from "./support/cli.js";
 
-const SHARED = join(REPO_ROOT, "../shared/conformance");
+const SHARED = join(REPO_ROOT, "conformance/data");
 let dir: string;
 
 const OWN_CASES = `cases:
@@ -38,8 +38,8 @@ beforeAll(() => {
 });
 
 describe("celmap conformance", () => {
-  it("runs the shared MAP cases: a line per suite and a last line; known failures do not fail the run", async () => {
-    const r = await runCli(["conformance", join(SHARED, "map-cases.yaml")], { timeoutMs: 120_000 });
+  it("runs the MAP cases: a line per suite and a last line; failures in the --known-failures ledger do not fail the run", async () => {
+    const r = await runCli(["conformance", join(SHARED, "map-cases.yaml"), "--known-failures", join(REPO_ROOT, "conformance/map/known-failures.yaml")], { timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines.at(-2)).toMatch(/^map: \d+ passed, \d+ failed/);
@@ -47,6 +47,17 @@ describe("celmap conformance", () => {
     const [, passed, failed] = /^(\d+) passed, (\d+) failed$/.exec(lines.at(-1)!)!;
     expect(Number(passed) / (Number(passed) + Number(failed))).toBeGreaterThanOrEqual(0.95);
   });
+
+  it("ships no ledger of its own: without --known-failures a failing case fails the run; a malformed ledger is a usage error", async () => {
+    const r = await runCli(["conformance", join(SHARED, "map-cases.yaml")], { timeoutMs: 120_000 });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL map\/apiserver\/it-mutate-status-subresource: /m);
+    const bad = join(dir, "ledger.yaml");
+    writeFileSync(bad, "- path: apiserver/x\n");
+    const b = await runCli(["conformance", join(SHARED, "map-cases.yaml"), "--known-failures", bad]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain("ledger.yaml: [0].reason: want the reason the case fails");
+  }, 150_000);
 
   it("detects the Gatekeeper format and prints one JSON object per case with --json", async () => {
     const r = await runCli(["conformance", join(SHARED, "gatekeeper-oracle-cases.yaml"), "--json"], { timeoutMs: 120_000 });

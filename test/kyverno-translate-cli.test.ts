@@ -11,9 +11,11 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assertSubset } from "../conformance/kyverno/chainsaw.js";
-import { assertBuilt, REPO_ROOT, runCli } from "./support/cli.js";
+import { assertBuilt, runCli } from "./support/cli.js";
+import { upstreamPath } from "./support/upstream.js";
 
-const CLASS_D = join(REPO_ROOT, "../shared/kyverno-tests/test/conformance/chainsaw/generate-mutating-admission-policy-v1");
+const CLASS_D_PATH = upstreamPath("kyverno-tests/test/conformance/chainsaw/generate-mutating-admission-policy-v1", "the chainsaw class D translate tests (one per case directory)");
+const CLASS_D = CLASS_D_PATH ?? "";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -34,8 +36,8 @@ function caseDirs(dir: string): string[] {
 
 beforeAll(() => assertBuilt());
 
-describe.skipIf(!existsSync(CLASS_D))("celmap translate: chainsaw class D (v1), Kyverno's MAP generation", () => {
-  const dirs = existsSync(CLASS_D) ? caseDirs(CLASS_D) : [];
+describe.skipIf(CLASS_D_PATH === undefined)("celmap translate: chainsaw class D (v1), Kyverno's MAP generation", () => {
+  const dirs = CLASS_D_PATH !== undefined ? caseDirs(CLASS_D) : [];
   it("finds the 7 cases", () => expect(dirs).toHaveLength(7));
   for (const dir of dirs) {
     it(dir.slice(CLASS_D.length + 1), async () => {

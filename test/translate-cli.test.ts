@@ -124,6 +124,34 @@ describe("celmap translate", () => {
     expect(j.verdicts).toMatchObject([{ mutator: "Assign/set-image-pull-policy", verdict: "exact" }]);
   });
 
+  it("--form readable (default) vs exact: the same Pod from both; --explain names the policy, the form and why", async () => {
+    const f = `${EXAMPLES}image-pull-policy.yaml`;
+    const [readable, exact] = await Promise.all([runCli(["translate", "-f", f, "--explain"]), runCli(["translate", "-f", f, "--form", "exact"])]);
+    expect(readable.code).toBe(0);
+    expect(exact.code).toBe(0);
+    expect(readable.stdout).toContain(".transformList(i, c,");
+    expect(readable.stdout).not.toContain("type(");
+    expect(exact.stdout).toContain("type(");
+    expect(readable.stderr).toMatch(/explain: policy gatekeeper-assign-\S+, readable JSONPatch, 1 pass\n/);
+    expect(readable.stderr).toContain("explain: why: a constant under a glob over a typed list");
+    expect(exact.stderr).not.toContain("explain:");
+    const [a, b] = await Promise.all([
+      runCli(["eval", "-f", file("readable.yaml", readable.stdout), "-r", POD, "-o", "yaml"]),
+      runCli(["eval", "-f", file("exact.yaml", exact.stdout), "-r", POD, "-o", "yaml"]),
+    ]);
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect((await runCli(["translate", "-f", f, "--form", "short"])).code).toBe(2);
+  });
+
+  it("--min-kubernetes 1.32: a single glob of a constant is translated (transformList, no flatten)", async () => {
+    const r = await runCli(["translate", "-f", `${EXAMPLES}image-pull-policy.yaml`, "--api-version", "v1alpha1", "--min-kubernetes", "1.32", "--strict"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("flatten");
+    const e = await runCli(["translate", "-f", `${EXAMPLES}image-pull-policy.yaml`, "--api-version", "v1alpha1", "--min-kubernetes", "1.32", "--form", "exact"]);
+    expect(e.stderr).toContain("refused at spec.location");
+  });
+
   it("refuses external data at its field path; --strict exits 1, without it 0", async () => {
     const f = file("external.yaml", EXTERNAL_DATA);
     const [plain, strict] = await Promise.all([runCli(["translate", "-f", f]), runCli(["translate", "-f", f, "--strict"])]);

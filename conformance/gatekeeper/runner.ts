@@ -1,6 +1,6 @@
 /**
- * The Gatekeeper conformance suites (`../shared/conformance/gatekeeper-cases.yaml`,
- * `gatekeeper-oracle-cases.yaml`):
+ * The Gatekeeper conformance suites (`conformance/data/gatekeeper-cases.yaml`,
+ * `gatekeeper-oracle-cases.yaml`), with the ledger `known-failures.yaml` of this directory:
  *
  * - `gatekeeper`: every case through translation (`src/translate/gatekeeper/translate`) and
  *   the MAP admission pipeline (`evaluate`), compared with Gatekeeper's expected outcome;
@@ -12,12 +12,14 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { loadLedger } from "../../src/conformance/ledger.js";
 import { isReferenceCase, loadCases, runCase, type GatekeeperCase } from "../../src/translate/gatekeeper/index.js";
 import { runCaseTranslated } from "../../src/translate/gatekeeper/translate/cases.js";
 import type { Outcome, Suite, SuiteCase } from "../suite.js";
-import { GATEKEEPER_KNOWN_FAILURES, GATEKEEPER_ORACLE_KNOWN_FAILURES } from "./known-failures.js";
 
-const SHARED = (file: string) => fileURLToPath(new URL(`../../../../shared/conformance/${file}`, import.meta.url));
+const SHARED = (file: string) => fileURLToPath(new URL(`../../../conformance/data/${file}`, import.meta.url));
+/** The ledger of the `gatekeeper` suite (dist/conformance/gatekeeper/ -> conformance/gatekeeper/ in the source tree). */
+export const GATEKEEPER_LEDGER_FILE = fileURLToPath(new URL("../../../conformance/gatekeeper/known-failures.yaml", import.meta.url));
 const FILES = ["gatekeeper-cases.yaml", "gatekeeper-oracle-cases.yaml"] as const;
 
 let cached: { file: string; c: GatekeeperCase }[] | undefined;
@@ -35,7 +37,7 @@ function suite(name: string, run: (c: GatekeeperCase) => Outcome, requiredPassRa
   return {
     name,
     requiredPassRate,
-    ledger: name === "gatekeeper" ? [...GATEKEEPER_KNOWN_FAILURES, ...GATEKEEPER_ORACLE_KNOWN_FAILURES] : [],
+    ledger: name === "gatekeeper" ? loadLedger(GATEKEEPER_LEDGER_FILE) : [],
     *cases(): Iterable<SuiteCase> {
       for (const { file, c } of allCases()) {
         if (!isReferenceCase(c)) continue;

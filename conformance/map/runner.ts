@@ -1,19 +1,22 @@
 /**
- * The MAP conformance suites of `npm run conformance`: `map` (../shared/conformance/map-cases.yaml)
+ * The MAP conformance suites of `npm run conformance`: `map` (conformance/data/map-cases.yaml)
  * and `map-oracle` (map-oracle-cases.yaml). The case runner is src/conformance/map.ts (shipped, so
- * `celmap conformance` runs the same code); the ledgers are src/conformance/map-known-failures.ts.
+ * `celmap conformance` runs the same code); the ledgers are this directory's known-failures.yaml
+ * and oracle-known-failures.yaml (`celmap conformance --known-failures` reads the same files).
  */
 import { fileURLToPath } from "node:url";
+import { loadLedger } from "../../src/conformance/ledger.js";
 import { mapCaseFileSuite } from "../../src/conformance/map.js";
 import type { Suite } from "../suite.js";
-import { MAP_KNOWN_FAILURES, MAP_ORACLE_KNOWN_FAILURES } from "./known-failures.js";
 
-const SHARED = (file: string) => fileURLToPath(new URL(`../../../../shared/conformance/${file}`, import.meta.url));
+const DATA = (file: string) => fileURLToPath(new URL(`../../../conformance/data/${file}`, import.meta.url));
+/** A ledger of this directory in the source tree (dist/conformance/map/ -> conformance/map/). */
+const LEDGER = (file: string) => loadLedger(fileURLToPath(new URL(`../../../conformance/map/${file}`, import.meta.url)));
 
 /** `map` (map-cases.yaml) and `map-oracle` (map-oracle-cases.yaml). */
 export function mapSuites(): Suite[] {
   return [
-    mapCaseFileSuite("map", SHARED("map-cases.yaml"), MAP_KNOWN_FAILURES, 0.95),
-    mapCaseFileSuite("map-oracle", SHARED("map-oracle-cases.yaml"), MAP_ORACLE_KNOWN_FAILURES, 0.9),
+    mapCaseFileSuite("map", DATA("map-cases.yaml"), LEDGER("known-failures.yaml"), 0.95),
+    mapCaseFileSuite("map-oracle", DATA("map-oracle-cases.yaml"), LEDGER("oracle-known-failures.yaml"), 0.9),
   ];
 }

@@ -25,7 +25,7 @@ import { ResourceCatalog } from "./match/catalog.js";
 import { buildHooks, formatPolicyError, inMemoryParamSource, selectInvocations } from "./params.js";
 import { newAdmissionRequest } from "./request.js";
 
-const ORACLE = fileURLToPath(new URL("../../../shared/conformance/map-oracle-cases.yaml", import.meta.url));
+const ORACLE = fileURLToPath(new URL("../../conformance/data/map-oracle-cases.yaml", import.meta.url));
 
 interface OracleCase {
   name: string;
@@ -210,7 +210,7 @@ describe("oracle: every other case selects one invocation per binding", () => {
 // carry no matchConstraints (the tests match everything); we give them a match-all rule, and the
 // bindings, which are unnamed there, the names b0, b1, ...
 
-const MAP_CASES = fileURLToPath(new URL("../../../shared/conformance/map-cases.yaml", import.meta.url));
+const MAP_CASES = fileURLToPath(new URL("../../conformance/data/map-cases.yaml", import.meta.url));
 
 interface MapCase {
   name: string;

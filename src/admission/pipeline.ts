@@ -9,7 +9,7 @@
  *
  * Per pass: exemptions (operation, review and policy resources) → hooks (policies paired with
  * their bindings, in our documented order: policy name, binding name, param namespace/name —
- * Kubernetes specifies none) → per hook: policy matchConstraints, configuration error, per
+ * Kubernetes specifies none; `options.policyOrder` sets another) → per hook: policy matchConstraints, configuration error, per
  * binding: matchResources, params → invocations → the MAP dispatcher (namespaceObject lookup,
  * then per invocation matchConditions and mutations). Policy errors are then filtered by each
  * policy's failurePolicy (Ignore drops them silently); any left deny the request with HTTP 403:
@@ -71,6 +71,14 @@ export interface EvaluateOptions {
    * is not interrupted (its cost limit bounds it).
    */
   readonly expired?: () => boolean;
+  /**
+   * The order the policies run in, by policy name, instead of celmap's default (policy name,
+   * binding name, param). Kubernetes specifies no order (it changes as policies are reloaded);
+   * `celmap lint` evaluates a set in several orders to find order dependence. Policies not
+   * listed run after the listed ones, in the default order; a policy's bindings and params keep
+   * their default order.
+   */
+  readonly policyOrder?: readonly string[];
 }
 
 export interface EvaluateContext<P extends DispatchPolicy = DispatchPolicy, B extends BindingLike = BindingLike> {
@@ -164,6 +172,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
   }
 
   const hookSet = buildHooks(ctx.policies, ctx.bindings, catalog);
+  const hooks = ctx.options?.policyOrder !== undefined ? orderHooks(hookSet.hooks, ctx.options.policyOrder) : hookSet.hooks;
   for (const p of hookSet.unboundPolicies) notes.push(`policy '${p.metadata.name}' has no binding: it does nothing`);
   for (const b of hookSet.orphanBindings) notes.push(`binding '${b.metadata.name}' refers to policy '${b.spec.policyName}', which does not exist: ignored`);
   for (const d of hookSet.dropped) notes.push(`policy '${d.policy.metadata.name}' is not used: ${d.message}`);
@@ -199,7 +208,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
     const selection =
       previous !== undefined && (previous.labels === labels || (previous.labels !== undefined && labels !== undefined && deepEqual(previous.labels, labels)))
         ? previous.selection
-        : selectInvocations(req, hookSet.hooks, { catalog, getNamespace, ...(ctx.params !== undefined ? { params: ctx.params } : {}) });
+        : selectInvocations(req, hooks, { catalog, getNamespace, ...(ctx.params !== undefined ? { params: ctx.params } : {}) });
     previous = { labels, selection };
     const errors: PolicyError<P, B>[] = selection.errors.map((e) => ({ policy: e.policy, ...(e.binding !== undefined ? { binding: e.binding } : {}), message: e.message }));
     let requested = false;
@@ -295,6 +304,13 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
     if (!requested) break;
   }
   return finish(true);
+}
+
+/** `hooks` with the policies named in `order` first, in that order; the rest keep theirs (a stable sort; a new array). */
+function orderHooks<H extends { readonly policy: { readonly metadata: { readonly name: string } } }>(hooks: readonly H[], order: readonly string[]): readonly H[] {
+  const rank = new Map(order.map((name, i) => [name, i]));
+  const at = (h: H): number => rank.get(h.policy.metadata.name) ?? order.length;
+  return [...hooks].sort((a, b) => at(a) - at(b));
 }
 
 function statusOf(s: StatusError): AdmissionStatus {

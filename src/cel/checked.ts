@@ -22,6 +22,13 @@ export interface CheckedExpr {
   readonly referenceMap: ReadonlyMap<number, Reference>;
   /** Type of the whole expression. */
   readonly type: CelType;
+  /**
+   * Ids of nodes whose type still held a type parameter when the checker typed them, resolved
+   * only later by substitution (`[]`, `optional.none()`, a generic function on a dyn receiver).
+   * Their values need not have that type at run time, so the planner keeps run-time overload
+   * checks for calls on them. Absent: none known.
+   */
+  readonly inferred?: ReadonlySet<number>;
 }
 
 export function isChecked(ast: { readonly expr: Expr }): ast is CheckedExpr {

@@ -89,13 +89,14 @@ export function check(parsed: ParsedExpr, env: Env): CheckedExpr {
   }
   // Substitute bound type parameters everywhere and turn free ones into dyn.
   const typeMap = c.typeMap;
-  typeMap.substituteAll(c.mapping);
+  const inferred = typeMap.substituteAll(c.mapping);
   const checked: CheckedExpr = {
     expr,
     sourceInfo: parsed.sourceInfo,
     typeMap,
     referenceMap: c.referenceMap,
     type: typeMap.get(parsed.expr.id) ?? DYN,
+    ...(inferred === undefined ? {} : { inferred }),
   };
   // cel-go's AST validators run only on a tree that checked without errors; the
   // checker noted which of them can find anything in this tree.
@@ -1523,21 +1524,29 @@ class DenseMap<V> implements ReadonlyMap<number, V> {
     while (a.length < id) a.push(undefined);
     a[id] = v;
   }
-  /** Type maps: replaces bound type parameters by their substitutions and free ones by dyn. */
-  substituteAll(this: DenseMap<CelType>, m: Mapping): void {
+  /**
+   * Type maps: replaces bound type parameters by their substitutions and free ones by dyn.
+   * Returns the ids whose type held a type parameter (undefined when none did).
+   */
+  substituteAll(this: DenseMap<CelType>, m: Mapping): Set<number> | undefined {
     const a = this.items;
+    let inferred: Set<number> | undefined;
     // Many ids share a type object (an accumulator's, for one): the last substitution is reused.
     let lastIn: CelType | undefined;
     let lastOut: CelType | undefined;
     for (let i = 0; i < a.length; i++) {
       const t = a[i];
       if (t === undefined) continue;
-      if (t === lastIn) a[i] = lastOut;
-      else if (CelType.mayBeParametric(t)) {
+      if (t === lastIn) {
+        a[i] = lastOut;
+        (inferred ??= new Set()).add(i);
+      } else if (CelType.mayBeParametric(t)) {
         lastIn = t;
         a[i] = lastOut = substitute(m, t, true);
+        (inferred ??= new Set()).add(i);
       }
     }
+    return inferred;
   }
   forEach(cb: (value: V, key: number, map: ReadonlyMap<number, V>) => void, thisArg?: unknown): void {
     const a = this.items;

@@ -81,9 +81,18 @@ export class CelCostLimitError extends CelEvalError {
   }
 }
 
+export const INTERRUPTED_MESSAGE = "operation interrupted";
+
+/** The evaluation was interrupted (`EvalOptions.interrupt` answered true; see `eval-limits.ts`). Never absorbed. */
+export class CelInterruptedError extends CelEvalError {
+  constructor() {
+    super(INTERRUPTED_MESSAGE);
+  }
+}
+
 /** Whether CEL may absorb this thrown value as an error value (`||`, `&&`, comprehensions). */
 export function absorbable(x: unknown): x is CelEvalError {
-  return x instanceof CelEvalError && !(x instanceof CelCostLimitError);
+  return x instanceof CelEvalError && !(x instanceof CelCostLimitError) && !(x instanceof CelInterruptedError);
 }
 
 /** A high surrogate: a string without one has as many code points as UTF-16 units. */

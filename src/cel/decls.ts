@@ -101,6 +101,20 @@ export interface Library {
    * The Kubernetes libraries' `cost` tables (`k8s/cost-model.ts` `CostEntry`) fit.
    */
   readonly costs?: Readonly<Record<string, OverloadCost>>;
+  /**
+   * Checks of constant arguments made when a program is planned, as cel-go's
+   * `cel.OptimizeRegex` compiles constant patterns at program instantiation: for a
+   * receiver call of `function` whose argument `argIndex` (0 = first after the receiver)
+   * is a constant, `check` runs on its value and throws (an Error whose message is
+   * the reason) to fail instantiation. See `instantiate.ts`.
+   */
+  readonly constantArgumentChecks?: readonly ConstantArgumentCheck[];
+}
+
+export interface ConstantArgumentCheck {
+  readonly function: string;
+  readonly argIndex: number;
+  readonly check: (value: CelValue) => void;
 }
 
 /** A uint64 size or cost range as cel-go's checker tracks it (`max` saturates at 2^64-1). */
@@ -119,6 +133,14 @@ export interface OverloadCost {
   readonly estimate?: (args: readonly CostRange[], target?: CostRange, element?: CostRange) => CostRange | undefined;
   /** Run time: the call's cost given its evaluated arguments (receiver first) and its result. */
   readonly actual?: (args: readonly CelValue[], result: CelValue) => bigint | number;
+  /**
+   * Run time: `actual` applies only when the checker resolved the call to this one overload,
+   * as cel-go's `interpreter.OverloadCostTracker` is looked up by the call's overload id, which
+   * is empty for a call dispatched at run time among several (interpreter/runtimecost.go
+   * `costCall`); such a call costs 1. (Kubernetes' own `CallCost` goes by function name and
+   * applies either way.)
+   */
+  readonly resolvedOnly?: boolean;
 }
 
 /** Shorthand for a global overload. */

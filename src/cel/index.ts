@@ -25,6 +25,7 @@ export {
   type AstNode,
   type EstimateOptions,
 } from "./cost.js";
+export { withEvalLimits, CelInterruptedError, INTERRUPTED_MESSAGE, INTERRUPT_CHECK_FREQUENCY, type EvalLimits } from "./eval-limits.js";
 export { kubernetesCostEstimator, KUBERNETES_STRINGS_COST_LIBRARY } from "./cost-k8s.js";
 export type { ParsedExpr, Expr, SourceInfo } from "./ast.js";
 export type { CheckedExpr, Reference } from "./checked.js";
@@ -80,6 +81,7 @@ export {
   type CelMapKey,
 } from "./values.js";
 export { CelEvalError, CelCompileError, type CelIssue } from "./errors.js";
+export { CelInstantiationError } from "./instantiate.js";
 export { celEquals } from "./runtime/equality.js";
 export { typeOf } from "./runtime/type-of.js";
 export { fromJson, fromJsonLazy, JsonObjectMap, toJson, type JsonValue } from "./runtime/json.js";

@@ -25,6 +25,7 @@ import type { FunctionDecl, Impl, OverloadDecl } from "./decls.js";
 import type { Env } from "./env.js";
 import { CelEvalError } from "./errors.js";
 import { formatKey, hasField, indexValue, inList, inMap, optIndex, optSelect, selectField } from "./runtime/access.js";
+import { checkInstantiation } from "./instantiate.js";
 import { candidatesOf, noSuchOverload, selectOverload, type Candidate } from "./runtime/dispatch.js";
 import { celEquals } from "./runtime/equality.js";
 import { typeOf } from "./runtime/type-of.js";
@@ -50,6 +51,7 @@ import {
   actualSize,
   type CostOptions,
 } from "./cost-runtime.js";
+import { tick, ticks, withEvalLimits } from "./eval-limits.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
@@ -66,6 +68,17 @@ export interface EvalOptions {
    * too) with a {@link CelCostLimitError}. Setting it turns cost tracking on.
    */
   readonly costLimit?: number | bigint;
+  /**
+   * Polled every 100 comprehension iterations (cel-go's `InterruptCheckFrequency`) and by the
+   * size-guarded operations; true stops evaluation with `CelInterruptedError` ("operation
+   * interrupted"). Nested evaluations that set none inherit it (see `eval-limits.ts`).
+   */
+  readonly interrupt?: () => boolean;
+  /**
+   * Largest string (UTF-16 units), bytes or list that `+` may build; a larger result stops
+   * evaluation with a `CelCostLimitError` (a memory guard: cel-go has no such limit).
+   */
+  readonly maxSize?: number;
 }
 
 /** A value with the evaluation's actual cost (cel-go `EvalDetails.ActualCost`). */
@@ -141,6 +154,15 @@ function charge(n: number): void {
   if (COST.acc > COST.limit) throw new CelCostLimitError(COST.limit, COST.acc);
 }
 
+/** Gives back the 1 a qualifier was charged when its result is `optional.none()`. */
+function refundAbsent(ev: Ev): Ev {
+  return (f) => {
+    const v = ev(f);
+    if (v instanceof CelOptional && v.value === undefined) COST.acc -= 1;
+    return v;
+  };
+}
+
 /** Wraps a closure to charge `n` after it evaluated. */
 function charged(ev: Ev, n: number): Ev {
   if (n === 0) return ev;
@@ -153,6 +175,15 @@ function charged(ev: Ev, n: number): Ev {
 }
 
 export function plan(ast: ParsedExpr | CheckedExpr, env: Env): Program {
+  // Constant folding (cel-go OptOptimize) evaluates constant conversions at instantiation, where
+  // they can fail the program; the same for constant arguments libraries check (regexes).
+  if (env.cost?.constantFolding === true) {
+    checkInstantiation(ast.expr, env.libraries, (e) => planProgram({ ...ast, expr: e }, env).eval({}));
+  }
+  return planProgram(ast, env);
+}
+
+function planProgram(ast: ParsedExpr | CheckedExpr, env: Env): Program {
   const checked = isChecked(ast) ? ast : undefined;
   const p = new Planner(env, checked, false);
   const root = p.expr(ast.expr);
@@ -182,7 +213,14 @@ class CompiledProgram implements Program {
   }
 
   eval(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CelValue {
-    if (options !== undefined && options.costLimit !== undefined) return this.track(vars, options.costLimit);
+    if (options !== undefined) {
+      // (Property checks inline: this runs for every tracked evaluation.)
+      if (options.interrupt === undefined && options.maxSize === undefined) {
+        if (options.costLimit !== undefined) return this.track(vars, options.costLimit);
+      } else {
+        return withEvalLimits(options, () => this.eval(vars, options.costLimit !== undefined ? { costLimit: options.costLimit } : undefined));
+      }
+    }
     // A fresh copy of a small template array per evaluation measured faster than
     // reusing one frame (which needs re-entrancy guards, try/finally and a reset),
     // is re-entrant for free, and keeps no reference to the evaluation's data.
@@ -194,7 +232,10 @@ class CompiledProgram implements Program {
   }
 
   evalWithCost(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CostedResult {
-    const value = this.track(vars, options?.costLimit);
+    const value =
+      options === undefined || (options.interrupt === undefined && options.maxSize === undefined)
+        ? this.track(vars, options?.costLimit)
+        : withEvalLimits(options, () => this.track(vars, options.costLimit));
     return { value, cost: this.lastCost! };
   }
 
@@ -532,6 +573,7 @@ class Planner {
   declare private scope: Scope | undefined;
   declare private readonly refs: CheckedExpr["referenceMap"] | undefined;
   declare private readonly types: CheckedExpr["typeMap"] | undefined;
+  declare private readonly inferred: CheckedExpr["inferred"];
   declare private readonly cache: EnvCache;
 
   /** Whether closures charge costs (the tracking variant); toggled off while planning a static-cost subtree. */
@@ -557,6 +599,7 @@ class Planner {
     this.scope = undefined;
     this.refs = checked?.referenceMap;
     this.types = checked?.typeMap;
+    this.inferred = checked?.inferred;
     const cache = envCache(env);
     this.cache = cache;
     this.tracking = tracking;
@@ -588,7 +631,20 @@ class Planner {
       }
       return charged(ev, s);
     }
-    return charged(this.plainExpr(e), this.ownCost(e));
+    const ev = charged(this.plainExpr(e), this.ownCost(e));
+    return this.qualifiesOptional(e) ? refundAbsent(ev) : ev;
+  }
+
+  /**
+   * `o.f` / `o[k]` on an optional `o` (after `x.?a`, `x[?k]`): cel-go qualifies into it with
+   * optional semantics and observes the qualifier only when present (see optionalQualifier).
+   */
+  private qualifiesOptional(e: Expr): boolean {
+    let operand: Expr | undefined;
+    if (e.kind === "select" && !e.testOnly) operand = e.operand;
+    else if (e.kind === "call" && e.fn === Op.index && e.target === undefined && e.args.length === 2) operand = e.args[0];
+    const t = operand === undefined ? undefined : this.types?.get(operand.id);
+    return t !== undefined && t.name === OPTIONAL_NAME;
   }
 
   // ------------------------------------------------------------------ cost
@@ -642,6 +698,7 @@ class Planner {
         return true;
       }
       case "call":
+        if (this.folding && this.inEmptyList(e)) return true;
         return this.folding && e.target === undefined && e.args.length === 1 && CONVERSIONS.has(e.fn) && this.isConstLiteral(e.args[0]!);
       default:
         return false;
@@ -654,7 +711,11 @@ class Planner {
     if (c.costedFns === undefined) {
       const out = new Set<string>();
       for (const d of this.env.functions.values()) {
-        if (d.overloads.some((o) => c.libCosts.has(o.id))) out.add(d.name.slice(d.name.lastIndexOf(".") + 1));
+        if (d.overloads.some((o) => c.libCosts.has(o.id))) {
+          // A checked namespaced call is named in full (`lists.range`), an unchecked one by its last part.
+          out.add(d.name);
+          out.add(d.name.slice(d.name.lastIndexOf(".") + 1));
+        }
       }
       c.costedFns = out;
     }
@@ -671,7 +732,22 @@ class Planner {
    * The whole cost of a subtree when it does not depend on run-time values
    * (no short-circuit, comprehension or size-dependent call inside), else undefined.
    */
+  /** `x in []` resolved to `in_list` with constant folding: the constant false (see the `in` case of plainExpr). */
+  private inEmptyList(e: CallExpr): boolean {
+    const rhs = e.args[1];
+    return (
+      e.fn === Op.in &&
+      rhs !== undefined &&
+      rhs.kind === "list" &&
+      rhs.elements.length === 0 &&
+      this.env.cost?.constantFolding === true &&
+      this.costOverloadId(e) === "in_list"
+    );
+  }
+
   private staticCost(e: Expr): number | undefined {
+    if (this.qualifiesOptional(e)) return undefined; // absent costs less (refundAbsent)
+    if (e.kind === "call" && this.inEmptyList(e)) return 0;
     switch (e.kind) {
       case "const":
         return 0;
@@ -749,9 +825,10 @@ class Planner {
           else own = 1;
           break;
         }
-        case Op.index:
         case Op.optIndex:
         case Op.optSelect:
+          return undefined; // a qualifier that is absent costs nothing (see optionalQualifier)
+        case Op.index:
           if (e.args.length !== 2) return undefined;
           // An attribute used as the index is resolved as a qualifier: not charged its own 1.
           own = 1 + (this.isAttribute(e.args[0]!) ? 0 : 1) - (this.discountable(e.args[1]!) && this.staticCost(e.args[1]!)! >= 1 ? 1 : 0);
@@ -1519,6 +1596,8 @@ class Planner {
             const k = e.args[1]!;
             // `x['key']` (a constant costs nothing, tracked or not): the key in the closure, not a closure of its own.
             if (k.kind === "const" && k.value.kind === "string") return this.own(this.qualifierCost(e.args[0]!), indexByString(a, k.value.value));
+            // On optional.none() cel-go's attribute stops before the qualifier: the key is never evaluated.
+            if (this.qualifiesOptional(e)) return this.own(this.qualifierCost(e.args[0]!), indexOptional(a, this.branch(k)));
             return this.own(this.qualifierCost(e.args[0]!), index(a, this.branch(k)));
           }
           break;
@@ -1526,18 +1605,21 @@ class Planner {
           if (e.args.length === 2) {
             const a = this.expr(e.args[0]!);
             const b = this.branch(e.args[1]!);
-            return this.own(this.qualifierCost(e.args[0]!), (f) => optIndex(a(f), b(f)));
+            return this.optionalQualifier(e.args[0]!, (f) => optIndex(a(f), b(f)));
           }
           break;
         case Op.optSelect:
           if (e.args.length === 2 && e.args[1]!.kind === "const" && e.args[1]!.value.kind === "string") {
             const a = this.expr(e.args[0]!);
             const field = e.args[1]!.value.value;
-            return this.own(this.qualifierCost(e.args[0]!), (f) => optSelect(a(f), field));
+            return this.optionalQualifier(e.args[0]!, (f) => optSelect(a(f), field));
           }
           break;
         case Op.in:
           if (e.args.length === 2 && !this.userOverloads(U_IN, fn, STD_IN)) {
+            // OptOptimize: `x in []` (resolved to in_list) is the constant false; x is never
+            // evaluated (interpreter/decorators.go maybeOptimizeSetMembership).
+            if (this.inEmptyList(e)) return () => false;
             if (this.tracking) return this.trackedIn(e);
             const a = this.expr(e.args[0]!);
             const b = this.expr(e.args[1]!);
@@ -1562,8 +1644,10 @@ class Planner {
           break;
       }
     } else if ((fn === "or" || fn === "orValue") && e.args.length === 1) {
+      // cel-go plans these as its own Interpretables (cel/library.go evalOptionalOr, evalOptionalOrValue),
+      // not calls, so the cost tracker charges nothing for them.
       const special = this.optionalOr(e);
-      if (special !== undefined) return this.own(1, special);
+      if (special !== undefined) return special;
     }
     return this.functionCall(e, defer);
   }
@@ -1571,6 +1655,21 @@ class Planner {
   /** In the tracking variant, charges a node's own fixed cost after it evaluated. */
   private own(n: number, ev: Ev): Ev {
     return this.tracking ? charged(ev, n) : ev;
+  }
+
+  /**
+   * `x[?k]` / `x.?f`: cel-go observes a qualifier only when it is present
+   * (interpreter/interpretable.go, evalWatchConstQual/evalWatchQual.QualifyIfPresent), so a
+   * result of `optional.none()` is not charged the qualifier's 1.
+   */
+  private optionalQualifier(operand: Expr, ev: Ev): Ev {
+    if (!this.tracking) return ev;
+    const n = this.qualifierCost(operand);
+    return (f) => {
+      const v = ev(f);
+      charge(v instanceof CelOptional && v.value === undefined ? n - 1 : n);
+      return v;
+    };
   }
 
   /** A qualifier costs 1, plus 1 for the relative attribute when its operand is not an attribute. */
@@ -1895,17 +1994,13 @@ class Planner {
     const target = this.expr(e.target!);
     const arg = this.expr(e.args[0]!);
     const isOr = e.fn === "or";
-    const cands = candidatesOf(decl.overloads.filter((o) => o.member && o.params.length === 2));
     return (f) => {
       const t = target(f);
-      if (t instanceof CelOptional) {
-        if (t.value !== undefined) return isOr ? t : t.value;
-        const v = arg(f);
-        if (isOr && !(v instanceof CelOptional)) throw noSuchOverload(e.fn, [t, v]);
-        return v;
-      }
-      const v = arg(f);
-      return selectOverload(e.fn, cands, [t, v]).impl!(t, v);
+      // As cel-go's evalOptionalOr/evalOptionalOrValue: a left side that is not an optional is the
+      // result as it is; for none the right side is the result, whatever its type.
+      if (!(t instanceof CelOptional)) return t;
+      if (t.value !== undefined) return isOr ? t : t.value;
+      return arg(f);
     };
   }
 
@@ -1980,8 +2075,14 @@ class Planner {
     // With concrete argument types the checker's resolution is final; with dyn
     // arguments any overload may apply at run time (cel-go dispatches over all,
     // e.g. `dyn(1) < 2u` without cross-type comparisons declared).
-    const concrete = ids !== undefined && this.argsConcrete(argExprs);
-    const entry = this.overloadsOf(decl, member, arity, concrete ? ids : undefined, shapes?.byShape);
+    // A type the checker inferred through a type parameter bound by a later overload may not be
+    // the value's (cel-go's checker is unsound there: `dyn([1]).distinct().map(x, string(x))`
+    // binds x to string): cel-go then calls the one overload it resolved, whose run-time type
+    // guard fails with "no such overload", so dispatch (with its checks) among those ids.
+    const typed = ids !== undefined && this.argsConcrete(argExprs);
+    const concrete = typed && !this.argsInferred(argExprs);
+    const restrict = concrete || (typed && ids.length === 1 && !SINGLETON_BOUND.has(decl?.name ?? e.fn));
+    const entry = this.overloadsOf(decl, member, arity, restrict ? ids : undefined, shapes?.byShape);
     // (The closures below are made by functions of their own: a closure made here would
     // make every call of this method allocate a context for the variables it captures.)
     const overloads = entry.overloads;
@@ -2191,7 +2292,10 @@ class Planner {
   /** An overload implementation that charges its call cost: the library's rule, else cel-go's standard rule for `costId`, else 1. */
   private chargingImpl(o: OverloadDecl, costId: string, pending: number): Impl {
     const impl = o.impl!;
-    const lib = this.libCosts.get(o.id)?.actual;
+    // A tracker by overload id follows the checker's resolution (cel-go charges the call by the
+    // id it was planned with, whichever overload then runs); an empty id has none.
+    const entry = this.libCosts.get(o.id);
+    const lib = entry?.resolvedOnly === true ? (costId === "" ? undefined : this.libCosts.get(costId)?.actual) : entry?.actual;
     if (lib !== undefined) {
       return (...a: CelValue[]) => {
         const r = impl(...a);
@@ -2322,6 +2426,22 @@ class Planner {
     }
   }
 
+  /** Whether the checker inferred some argument's type through a type parameter (see `CheckedExpr.inferred`). */
+  private argsInferred(args: readonly Expr[]): boolean {
+    const inferred = this.inferred;
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      if (inferred !== undefined && inferred.has(a.id)) return true;
+      // `x.orValue(y)` / `x.or(y)` on a dyn `x` is typed as `y`, but cel-go returns `x` itself
+      // when it is not an optional (cel/library.go evalOptionalOrValue).
+      if (a.kind === "call" && (a.fn === "orValue" || a.fn === "or") && a.target !== undefined) {
+        const t = this.types?.get(a.target.id);
+        if (t === undefined || t.name !== OPTIONAL_NAME) return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether the checker typed every argument with a concrete (non-dyn) type. */
   private argsConcrete(args: readonly Expr[]): boolean {
     const types = this.types;
@@ -2333,6 +2453,18 @@ class Planner {
     return true;
   }
 }
+
+/**
+ * Functions cel-go binds once for all their overloads (`decls.SingletonUnaryBinding` /
+ * `SingletonBinaryBinding` in common/stdlib/standard.go and ext/lists.go): dispatched by function name with an
+ * operand-trait check only, whatever overload the checker resolved.
+ */
+const SINGLETON_BOUND: ReadonlySet<string> = new Set([
+  "_?_:_", "_&&_", "_||_", "!_", "_==_", "_!=_", "_+_", "_/_", "_%_", "_*_", "-_", "_-_",
+  "_<_", "_<=_", "_>_", "_>=_", "_[_]", "@in", "_in_", "in", "size", "type", "dyn", "matches",
+  // cel-go ext/lists.go: `sort` and `@sortByAssociatedKeys` (the sortBy macro) are singletons too.
+  "sort", "@sortByAssociatedKeys",
+]);
 
 export const MAP_INSERT = "cel.@mapInsert";
 
@@ -2438,6 +2570,15 @@ function index(a: Ev, b: Ev): Ev {
   };
 }
 
+/** `o[k]` on an optional `o`: none without evaluating `k`. */
+function indexOptional(a: Ev, b: Ev): Ev {
+  return (f) => {
+    const o = a(f);
+    if (o instanceof CelOptional && o.value === undefined) return o;
+    return indexValue(o, b(f));
+  };
+}
+
 /** `x['key']`. */
 function indexByString(a: Ev, key: string): Ev {
   return (f) => {
@@ -2508,6 +2649,7 @@ function fold(range: Ev, init: Ev, cond: Ev, step: Ev, result: Ev, condTrue: boo
     const it = mapEntries(r, two);
     const n = rangeSize(r);
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (!condTrue) {
         // Only a bool false stops the loop; an error or non-bool condition continues (cel-go).
@@ -2537,6 +2679,7 @@ function existsLoop(range: Ev, pred: Ev, stop: boolean, iterSlot: number, iter2S
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     let err: unknown;
     for (let i = 0; i < n; i++) {
       bindElement(f, r, it, i, iterSlot, iter2Slot);
@@ -2563,6 +2706,7 @@ function mapLoop(range: Ev, elem: Ev, iterSlot: number, iter2Slot: number): Ev {
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out: CelValue[] = [];
     let err: unknown;
     for (let i = 0; i < n; i++) {
@@ -2587,6 +2731,7 @@ function filterLoop(range: Ev, pred: Ev, elem: Ev, iterSlot: number, iter2Slot: 
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out: CelValue[] = [];
     let err: unknown;
     for (let i = 0; i < n; i++) {
@@ -2624,6 +2769,7 @@ function mapInsertLoop(range: Ev, k: Ev, v: Ev, entryMap: boolean, pred: Ev | un
     const r = range(f);
     const it = mapEntries(r, two);
     const n = rangeSize(r);
+    ticks(n);
     const out = new Map<CelMapKey, CelValue>();
     let err: unknown;
     for (let i = 0; i < n; i++) {
@@ -2687,6 +2833,7 @@ function trackedExistsLoop(range: Ev, pred: Ev, stop: boolean, condCost: number,
     const n = rangeSize(r);
     let err: unknown;
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       charge(iterCost);
       let v: CelValue;
@@ -2735,6 +2882,7 @@ function trackedMapLoop(range: Ev, elem: Ev, initCost: number, stepCost: number,
     const n = rangeSize(r);
     const upfront = stepCost !== 0 && chargeUpfront(n, stepCost);
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (!upfront) charge(stepCost);
       try {
@@ -2766,6 +2914,7 @@ function trackedFilterLoop(range: Ev, pred: Ev, elem: Ev, initCost: number, pred
     const n = rangeSize(r);
     const perIter = predCost !== 0 && !chargeUpfront(n, predCost) ? predCost : 0;
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (perIter !== 0) charge(perIter);
       let cv: CelValue;
@@ -2818,6 +2967,7 @@ function trackedMapInsertLoop(
     const it = mapEntries(r, two);
     const n = rangeSize(r);
     for (let i = 0; i < n; i++) {
+      tick();
       bindElement(f, r, it, i, iterSlot, iter2Slot);
       if (pred !== undefined) {
         let cv: CelValue;

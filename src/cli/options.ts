@@ -52,7 +52,7 @@ export const HELP_OPTION: OptionSpec = {
  */
 export function parseCommandArgs(specs: readonly OptionSpec[], argv: readonly string[]): ParsedArgs {
   const options: NonNullable<ParseArgsConfig["options"]> = {};
-  const valueTaking = new Set<string>();
+  const valueTaking = new Map<string, string>();
   for (const spec of specs) {
     options[spec.name] = {
       type: spec.type,
@@ -60,8 +60,8 @@ export function parseCommandArgs(specs: readonly OptionSpec[], argv: readonly st
       ...(spec.multiple === true ? { multiple: true } : {}),
     };
     if (spec.type === "string") {
-      valueTaking.add(`--${spec.name}`);
-      if (spec.short !== undefined) valueTaking.add(`-${spec.short}`);
+      valueTaking.set(`--${spec.name}`, spec.name);
+      if (spec.short !== undefined) valueTaking.set(`-${spec.short}`, spec.name);
     }
   }
 
@@ -75,9 +75,12 @@ export function parseCommandArgs(specs: readonly OptionSpec[], argv: readonly st
       args.push(...argv.slice(i));
       break;
     }
-    if (valueTaking.has(arg)) {
-      args.push(arg);
-      if (i + 1 < argv.length) args.push(argv[++i]!);
+    const long = valueTaking.get(arg);
+    if (long !== undefined) {
+      // The next argument is the value even when it starts with '-' (`--max-body -5`, `-r -`):
+      // joined as --name=value, which parseArgs does not call ambiguous.
+      if (i + 1 < argv.length) args.push(`--${long}=${argv[++i]!}`);
+      else args.push(arg);
       continue;
     }
     if (arg.startsWith("-") && arg.length > 1 && !/^--?[A-Za-z]/.test(arg)) {

@@ -11,14 +11,17 @@ import { celmapVersion } from "./version.js";
 
 export type { CliIo } from "./command.js";
 export { ExitCode } from "./command.js";
+import { clipLongLines } from "../diag/render.js";
+import { isStdin, readStdin } from "../io/stdin.js";
 
 const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   HELP_OPTION,
   { name: "version", short: "V", type: "boolean", description: "Print celmap's version." },
 ];
 
-/** Runs `celmap <argv...>`; never throws. */
-export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+/** Runs `celmap <argv...>`; never throws. Messages on stderr have the middle of any very long line cut (with its length). */
+export async function run(argv: readonly string[], given: CliIo): Promise<number> {
+  const io: CliIo = { ...given, stderr: (text) => given.stderr(clipLongLines(text)), readFile: (path) => given.readFile(path) };
   const [first, ...rest] = argv;
   try {
     if (first === undefined) {
@@ -104,7 +107,13 @@ ${formatOptions(GLOBAL_OPTIONS)}
 Examples:
 ${formatExamples(COMMANDS.flatMap((c) => c.examples.slice(0, 2)))}
 
-Exit codes: 0 success, 1 CEL compile or evaluation error, 2 bad usage, 3 internal error.`;
+Exit codes (each command's --help has its own list):
+  0  success
+  1  the command's check failed: cel: a CEL compile or evaluation error; eval: a request was
+     rejected (with -o diff --exit-code: an object changed); test: a result row failed;
+     translate --strict: a mutator not translated exactly; conformance: a failure outside the ledger
+  2  bad usage or input, nothing evaluated
+  3  internal error in celmap (please report it)`;
 }
 
 export function commandHelp(cmd: Command): string {
@@ -125,6 +134,6 @@ export function nodeIo(): CliIo {
   return {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
-    readFile: (path) => readFileSync(path, "utf8"),
+    readFile: (path) => (isStdin(path) ? readStdin() : readFileSync(path, "utf8")),
   };
 }

@@ -2,7 +2,7 @@
  * Running MAP conformance case files (the format of `shared/conformance/map-cases.yaml`: transcribed
  * Kubernetes tests, and `map-oracle-cases.yaml`: what a real kube-apiserver v1.36.2 returned) through
  * celmap's `evaluate` (src/admission). Shipped, so `celmap conformance` runs them from the installed
- * package; `npm run conformance` (conformance/map/runner.ts) uses the same code on the shared files.
+ * package; `npm run conformance` (conformance/map/runner.ts) uses the same code on the case files in conformance/data.
  * One suite per file; each case is run by its shape:
  *
  * - `kind: expression`: the expression is compiled in the mutation environment and evaluated
@@ -50,7 +50,6 @@ import { loadFile } from "../io/load.js";
 import { admit, errorText, load, type AdmitOptions, type AdmitRequest, type EngineDocument, type LoadOptions, type PolicySet } from "../engine/index.js";
 import type { MatchResources } from "../policy/schemas/common.js";
 import type { KnownFailure, Outcome, Suite, SuiteCase } from "./suite.js";
-import { MAP_KNOWN_FAILURES, MAP_ORACLE_KNOWN_FAILURES } from "./map-known-failures.js";
 
 type Obj = JsonObject;
 
@@ -533,4 +532,3 @@ export function mapCaseFileSuite(name: string, path: string, ledger: readonly Kn
   };
 }
 
-export { MAP_KNOWN_FAILURES, MAP_ORACLE_KNOWN_FAILURES };

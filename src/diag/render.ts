@@ -10,6 +10,26 @@ import { decodeIssueText, type DecodeIssue } from "./decode-error.js";
 import { errorString, type FieldError } from "./field-error.js";
 import { formatLocation, type Position, type SourceRef } from "./source.js";
 
+/** Longest line of a rendered diagnostic before its middle is cut (a 1 MB expression is not echoed whole). */
+export const MAX_LINE = 1_000;
+
+/**
+ * Cuts the middle out of every line longer than {@link MAX_LINE} characters, saying how long the line
+ * was: `<start>… [1,000,024 characters; 920,024 not shown] …<end>`.
+ */
+export function clipLongLines(text: string): string {
+  if (text.length <= MAX_LINE) return text;
+  return text
+    .split("\n")
+    .map((line) => {
+      if (line.length <= MAX_LINE) return line;
+      const head = line.slice(0, 600);
+      const tail = line.slice(-200);
+      return `${head}… [${line.length.toLocaleString("en-US")} characters; ${(line.length - 800).toLocaleString("en-US")} not shown] …${tail}`;
+    })
+    .join("\n");
+}
+
 /** `file#doc: path: body`, or `file:line:col (#doc): path: body` when `pos` is given. */
 export function renderFieldError(err: FieldError, pos?: Position, source: SourceRef | undefined = err.source): string {
   const msg = errorString(err);

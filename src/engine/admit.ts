@@ -108,6 +108,7 @@ export function admit(set: PolicySet, req: AdmitRequest, options: AdmitOptions =
       ...(options.reinvocation !== undefined ? { reinvocation: options.reinvocation } : {}),
       ...(defaulter !== undefined ? { defaulter } : {}),
       ...(options.expired !== undefined ? { expired: options.expired } : {}),
+      ...(options.policyOrder !== undefined ? { policyOrder: options.policyOrder } : {}),
       // matchPolicy Equivalent across a CRD's versions: admission's behaviour, with or without validation.
       converter: set.converter,
     },

@@ -136,6 +136,12 @@ export interface AdmitOptions {
   /** Kyverno library providers to use instead of the set's offline ones (the webhook's live cluster). */
   readonly kyvernoProviders?: KyvernoProviders;
   /**
+   * The order the MAP plugin runs the policies in, by policy name (`evaluate`'s `policyOrder`):
+   * Kubernetes fixes none, `celmap lint` tries several. Default: celmap's documented order (name).
+   * Kyverno's policies run in the order of `kyverno.policies`.
+   */
+  readonly policyOrder?: readonly string[];
+  /**
    * After admission, validate the admitted object as the apiserver does before storing it
    * (`validateStored`: a 422 Invalid it would answer is reported with stage `validation`).
    * True for `celmap eval`; false for the webhook (in a cluster the apiserver validates after the

@@ -22,6 +22,7 @@
  * and the documents that did parse are still returned.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { isStdin, readStdin } from "./stdin.js";
 import { join } from "node:path";
 import {
   LineCounter,
@@ -94,6 +95,7 @@ function byteOrder(a: string, b: string): number {
 
 /** The input files under `path`: the file itself, or a directory's files recursively, sorted. */
 export function listInputFiles(path: string): string[] {
+  if (isStdin(path)) return [path];
   const st = statSync(path);
   if (!st.isDirectory()) return [path];
   const out: string[] = [];
@@ -149,12 +151,26 @@ function errorText(e: unknown): string {
 export function loadFile(file: string, options: LoadOptions = {}): LoadResult {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = isStdin(file) ? readStdin() : readFileSync(file, "utf8");
   } catch (e) {
     return { documents: [], errors: [{ file, code: "READ_ERROR", message: errorText(e) }] };
   }
+  const binary = binaryReason(text);
+  if (binary !== undefined) return { documents: [], errors: [{ file, code: "READ_ERROR", message: binary }] };
   const isJson = file.endsWith(".json");
   return parseDocuments(text, file, isJson ? { ...options, yamlVersion: "1.2" } : options);
+}
+
+/**
+ * Why a file's text is not YAML or JSON text, when it is binary (a NUL byte, or bytes that are not
+ * UTF-8): said in words, never by echoing the bytes.
+ */
+function binaryReason(text: string): string | undefined {
+  const nul = text.indexOf("\u0000");
+  if (nul >= 0) return `a binary file (a NUL byte at offset ${nul}), not YAML or JSON text`;
+  const bad = text.indexOf("\uFFFD");
+  if (bad >= 0) return `not UTF-8 text (an invalid byte sequence at character ${bad}), not YAML or JSON`;
+  return undefined;
 }
 
 /** Plain scalars go-yaml v2 does not resolve specially: keep them strings. */

@@ -17,7 +17,7 @@ import { parse } from "yaml";
 import { prepareMutatingAdmissionPolicy } from "./prepare.js";
 import type { CompileExpression, ExpressionIssue } from "./validate.js";
 
-const ORACLE = fileURLToPath(new URL("../../../shared/conformance/map-oracle-cases.yaml", import.meta.url));
+const ORACLE = fileURLToPath(new URL("../../conformance/data/map-oracle-cases.yaml", import.meta.url));
 
 interface OracleCase {
   name: string;

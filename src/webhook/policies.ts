@@ -212,38 +212,100 @@ export interface FileSourceOptions {
   readonly debounceMs?: number;
   /** Also re-read every so often (missed events, network file systems); 0 = never. Default 30 s. */
   readonly pollIntervalMs?: number;
+  /**
+   * Time between the two reads that must agree (same files, sizes, modification times and
+   * contents) before a change is taken: a file caught mid-write, or a ConfigMap caught mid-swap,
+   * is read again. Default 100 ms.
+   */
+  readonly settleMs?: number;
+  /**
+   * Accept a source with no policies at all (no file, an empty file, dangling ConfigMap links)
+   * as an empty policy set. Default false: such an update is rejected like a broken one, so it
+   * never replaces a set that has policies, and at start-up the webhook does not start.
+   */
+  readonly allowEmpty?: boolean;
 }
 
-/** Reads the paths now: one update (documents are parsed as `celmap`'s loader does). Never throws. */
-export function readPaths(paths: readonly string[]): SourceUpdate {
-  const origin = paths.join(", ");
-  const hash = createHash("sha256");
-  const docs: LoadedDocument[] = [];
+/** What the files held at one moment: each file's identity and text, or the errors reading them. */
+interface FileState {
+  readonly files: readonly { readonly file: string; readonly text: string; readonly stamp: string }[];
+  readonly errors: readonly string[];
+}
+
+function readFileState(paths: readonly string[]): FileState {
+  const files: { file: string; text: string; stamp: string }[] = [];
   const errors: string[] = [];
   for (const p of paths) {
-    let files: string[];
+    let list: string[];
     try {
-      files = listInputFiles(p);
+      list = listInputFiles(p);
     } catch (e) {
       errors.push(`${p}: ${errorText(e)}`);
       continue;
     }
-    for (const f of files) {
-      let text: string;
+    for (const f of list) {
       try {
-        text = readFileSync(f, "utf8");
+        const before = statSync(f, { bigint: true });
+        const text = readFileSync(f, "utf8");
+        files.push({ file: f, text, stamp: `${before.ino}:${before.size}:${before.mtimeNs}:${before.ctimeNs}` });
       } catch (e) {
         errors.push(`${f}: ${errorText(e)}`);
-        continue;
       }
-      hash.update(f).update("\0").update(text).update("\0");
-      const r = parseDocuments(text, f, f.endsWith(".json") ? { yamlVersion: "1.2" } : {});
-      docs.push(...r.documents);
-      errors.push(...r.errors.map(formatLoadError));
     }
+  }
+  return { files, errors };
+}
+
+function sameState(a: FileState, b: FileState): boolean {
+  if (a.files.length !== b.files.length || a.errors.join("\n") !== b.errors.join("\n")) return false;
+  for (let i = 0; i < a.files.length; i++) {
+    const x = a.files[i]!;
+    const y = b.files[i]!;
+    if (x.file !== y.file || x.stamp !== y.stamp || x.text !== y.text) return false;
+  }
+  return true;
+}
+
+/** Parses what was read into one update (documents parsed as `celmap`'s loader does). */
+function updateOf(state: FileState, origin: string): SourceUpdate {
+  const hash = createHash("sha256");
+  const docs: LoadedDocument[] = [];
+  const errors: string[] = [...state.errors];
+  for (const { file: f, text } of state.files) {
+    hash.update(f).update("\0").update(text).update("\0");
+    const r = parseDocuments(text, f, f.endsWith(".json") ? { yamlVersion: "1.2" } : {});
+    docs.push(...r.documents);
+    errors.push(...r.errors.map(formatLoadError));
   }
   if (errors.length > 0) return { ok: false, origin, errors };
   return contentFromDocuments(docs, origin, hash.digest("hex"));
+}
+
+/** Reads the paths now: one update (documents are parsed as `celmap`'s loader does). Never throws. */
+export function readPaths(paths: readonly string[]): SourceUpdate {
+  return updateOf(readFileState(paths), paths.join(", "));
+}
+
+/** Whether an update holds no policy of any kind (what an empty file or a dangling ConfigMap gives). */
+export function isEmptyUpdate(u: SourceUpdate): boolean {
+  if (!u.ok) return false;
+  const p = u.content.policySet;
+  return p.policies.length === 0 && p.bindings.length === 0 && p.kyverno.policies.length === 0 && p.gatekeeper.count === 0;
+}
+
+/**
+ * Reads the paths until two reads `settleMs` apart agree (at most `attempts` reads), then parses.
+ * Undefined when the files kept changing (a writer is still at work: its next event reloads).
+ */
+export async function readPathsSettled(paths: readonly string[], settleMs: number, attempts = 20): Promise<SourceUpdate | undefined> {
+  let prev = readFileState(paths);
+  for (let i = 1; i < attempts; i++) {
+    await new Promise((r) => setTimeout(r, settleMs));
+    const next = readFileState(paths);
+    if (sameState(prev, next)) return updateOf(next, paths.join(", "));
+    prev = next;
+  }
+  return undefined;
 }
 
 function errorText(e: unknown): string {
@@ -265,6 +327,13 @@ export class FilePolicySource implements PolicySource {
   readonly #paths: readonly string[];
   readonly #debounceMs: number;
   readonly #pollMs: number;
+  readonly #settleMs: number;
+  readonly #allowEmpty: boolean;
+  /** Whether a set with policies was delivered (an empty update never replaces it). */
+  #delivered = false;
+  /** A read in progress (one at a time); `#again`: another change came during it. */
+  #reading: Promise<void> | undefined;
+  #again = false;
   #watchers: FSWatcher[] = [];
   #timer: NodeJS.Timeout | undefined;
   #poll: NodeJS.Timeout | undefined;
@@ -276,21 +345,23 @@ export class FilePolicySource implements PolicySource {
     this.description = `files ${paths.join(", ")}`;
     this.#debounceMs = options.debounceMs ?? 200;
     this.#pollMs = options.pollIntervalMs ?? 30_000;
+    this.#settleMs = options.settleMs ?? 100;
+    this.#allowEmpty = options.allowEmpty ?? false;
   }
 
   async start(listener: (update: SourceUpdate) => void): Promise<void> {
     this.#listener = listener;
     this.#watch();
-    listener(readPaths(this.#paths));
+    await this.#read();
     if (this.#pollMs > 0) {
-      this.#poll = setInterval(() => this.#reload(), this.#pollMs);
+      this.#poll = setInterval(() => void this.#reload(), this.#pollMs);
       this.#poll.unref();
     }
   }
 
-  /** Reloads now (also what a change event does after the debounce). */
-  reload(): void {
-    this.#reload();
+  /** Reloads now (also what a change event does after the debounce); resolves once the update was delivered. */
+  reload(): Promise<void> {
+    return this.#reload();
   }
 
   close(): void {
@@ -300,12 +371,45 @@ export class FilePolicySource implements PolicySource {
     if (this.#poll !== undefined) clearInterval(this.#poll);
   }
 
-  #reload(): void {
-    if (this.#closed) return;
+  #reload(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     // Re-watch: directories may have appeared or gone since (and a path missing at start may exist now).
     this.#unwatch();
     this.#watch();
-    this.#listener?.(readPaths(this.#paths));
+    return this.#read();
+  }
+
+  /** One settled read delivered to the listener; a change during a read is read again after it. */
+  #read(): Promise<void> {
+    if (this.#reading !== undefined) {
+      this.#again = true;
+      return this.#reading;
+    }
+    this.#reading = (async () => {
+      do {
+        this.#again = false;
+        const update = await readPathsSettled(this.#paths, this.#settleMs);
+        if (this.#closed) return;
+        if (update === undefined) {
+          // Still being written after every attempt: not taken; the writer's next event (or the poll) reads again.
+          if (!this.#delivered) this.#listener?.({ ok: false, origin: this.#paths.join(", "), errors: [`${this.#paths.join(", ")}: the files kept changing while being read; not loaded`] });
+          continue;
+        }
+        if (!this.#allowEmpty && isEmptyUpdate(update)) {
+          this.#listener?.({
+            ok: false,
+            origin: this.#paths.join(", "),
+            errors: [`${this.#paths.join(", ")}: no policies found (an empty or missing source never replaces a policy set; --allow-empty accepts it)`],
+          });
+          continue;
+        }
+        if (update.ok) this.#delivered = true;
+        this.#listener?.(update);
+      } while (this.#again && !this.#closed);
+    })().finally(() => {
+      this.#reading = undefined;
+    });
+    return this.#reading;
   }
 
   #unwatch(): void {
@@ -318,7 +422,7 @@ export class FilePolicySource implements PolicySource {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#reload();
+      void this.#reload();
     }, this.#debounceMs);
     this.#timer.unref();
   };

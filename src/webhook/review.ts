@@ -32,9 +32,11 @@ import {
   type Operation,
   type UserInfo,
 } from "../admission/request.js";
+import { withEvalLimits } from "../cel/index.js";
 import type { EvaluateResult, JsonObject, JsonValue, Trace } from "../admission/index.js";
 import type { KyvernoOutcome } from "../admission/kyverno/index.js";
 import { admit } from "../engine/index.js";
+import { MAX_VALUE_SIZE } from "./defaults.js";
 import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";
 import type { PolicySnapshot } from "./policies.js";
 
@@ -405,7 +407,8 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
       if (!a.ok) throw new Error(a.error.message);
       return a.result;
     };
-    result = live !== undefined && snapshot.kyvernoPolicies.length > 0 ? live.during(env.deadline, env.now, run) : run();
+    const guarded = (): EvaluateResult => withEvalLimits(evalLimits(env), run);
+    result = live !== undefined && snapshot.kyvernoPolicies.length > 0 ? live.during(env.deadline, env.now, guarded) : guarded();
   } catch (e) {
     // A celmap bug (the engine never throws for bad input): the log gets the stack, the response only the message.
     return serverFailure("error", 500, "InternalError", `internal error: ${e instanceof Error ? e.message : String(e)}`, e instanceof Error && e.stack !== undefined ? { stack: e.stack } : {});
@@ -434,6 +437,16 @@ export function handleReview(text: string, env: ReviewEnv): ReviewReply {
     { ...generation, patchOperations: result.patch.length, ...(warnings.length > 0 ? { warnings } : {}) },
     observed,
   );
+}
+
+/**
+ * What bounds every CEL evaluation of a request (see `src/cel/eval-limits.ts`): running
+ * expressions are interrupted once the deadline has passed (checked every 100 comprehension
+ * iterations, as the apiserver's `InterruptCheckFrequency`), and no concatenation builds a value
+ * over {@link MAX_VALUE_SIZE}, so no request takes the process down.
+ */
+function evalLimits(env: ReviewEnv): { interrupt: () => boolean; maxSize: number } {
+  return { interrupt: () => env.now() > env.deadline, maxSize: MAX_VALUE_SIZE };
 }
 
 /** The AdmissionReview-or-Status body for a request rejected before it was read (size, deadline). */

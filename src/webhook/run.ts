@@ -29,7 +29,16 @@ export interface WebhookRunConfig extends Omit<WebhookServerOptions, "source" | 
   readonly logLevel?: string;
   /** Policy reload debounce. */
   readonly debounceMs?: number;
+  /**
+   * Accept an empty policy source (no policies in the files) as a policy set, and start without
+   * a usable set (unready until one loads). Default false: an empty or missing source never
+   * replaces a set, and the webhook exits 1 at start-up without a usable set.
+   */
+  readonly allowEmpty?: boolean;
 }
+
+/** A worker's exit code when it cannot start for a reason a restart does not fix (no usable policy set). */
+export const WORKER_CONFIG_EXIT = 78;
 
 const SHUTDOWN = "celmap:webhook:shutdown";
 /** The environment variable that carries a worker's configuration (JSON) from the primary. */
@@ -57,10 +66,11 @@ export async function runWorkerFromEnv(): Promise<number> {
   if (text === undefined || !cluster.isWorker) throw new Error(`celmap webhook worker: not started by the primary (${WORKER_CONFIG_ENV} is not set)`);
   return runServer(JSON.parse(text) as WebhookRunConfig, true);
 }
+const STATE = "celmap:webhook:state";
 const METRICS_REQ = "celmap:webhook:metrics-req";
 const METRICS_RES = "celmap:webhook:metrics-res";
 
-type Message = { type?: unknown; id?: unknown; text?: unknown; error?: unknown };
+type Message = { type?: unknown; id?: unknown; text?: unknown; error?: unknown; ready?: unknown };
 
 /** Runs until shut down; resolves with the exit code. */
 export async function runWebhook(config: WebhookRunConfig): Promise<number> {
@@ -84,10 +94,15 @@ async function runServer(config: WebhookRunConfig, isWorker: boolean): Promise<n
     const { ClusterPolicySource } = await import("./cluster.js");
     source = new ClusterPolicySource(config.cluster);
   } else {
-    source = new FilePolicySource(config.paths, config.debounceMs !== undefined ? { debounceMs: config.debounceMs } : {});
+    source = new FilePolicySource(config.paths, { ...(config.debounceMs !== undefined ? { debounceMs: config.debounceMs } : {}), allowEmpty: config.allowEmpty === true });
   }
+  // With workers, the primary serves the health and metrics ports (a busy worker delays no probe).
   const server = new WebhookServer({
     ...config,
+    ...(isWorker ? { probesElsewhere: true } : {}),
+    // Files: a start without a usable set is a configuration error. The cluster source keeps
+    // retrying (an API server unreachable for a moment is not), unready meanwhile.
+    requirePolicySet: config.allowEmpty !== true && config.cluster === undefined,
     source,
     logger,
     ...(metricsText !== undefined ? { metricsText } : {}),
@@ -97,11 +112,21 @@ async function runServer(config: WebhookRunConfig, isWorker: boolean): Promise<n
     new AggregatorRegistry();
     AggregatorRegistry.setRegistries([server.metrics.registry]);
   }
+  if (isWorker) {
+    // Readiness as the primary's /readyz sees it.
+    const report = (): void => {
+      if (process.connected) process.send?.({ type: STATE, ready: server.ready });
+    };
+    server.store.onEvent(report);
+    const timer = setInterval(report, 1_000);
+    timer.unref();
+  }
   try {
     await server.start();
+    if (isWorker && process.connected) process.send?.({ type: STATE, ready: server.ready });
   } catch (e) {
     logger.fatal({ event: "start_failed", error: e instanceof Error ? e.message : String(e) }, "cannot start the webhook");
-    if (isWorker) process.exit(1);
+    if (isWorker) process.exit(e instanceof Error && e.name === "NoPolicySetError" ? WORKER_CONFIG_EXIT : 1);
     return 1;
   }
   return new Promise<number>((resolve) => {
@@ -157,6 +182,28 @@ async function runPrimary(config: WebhookRunConfig, count: number): Promise<numb
   const aggregator = new AggregatorRegistry();
   let shuttingDown = false;
   const crashes: number[] = [];
+  /** Worker id → its last reported readiness. */
+  const readiness = new Map<number, boolean>();
+  let everReady = false;
+  let probes: { readonly health?: { port: number }; readonly metrics?: { port: number }; close(): Promise<void> } | undefined;
+  try {
+    const { startProbes } = await import("./probes.js");
+    probes = await startProbes(config.healthAddress, config.metricsAddress, {
+      notReady: () => (shuttingDown ? "shutting down" : [...readiness.values()].some((r) => r) ? undefined : "no worker ready"),
+      metrics: async () => ({ contentType: aggregator.contentType, text: await aggregator.clusterMetrics() }),
+    });
+  } catch (e) {
+    logger.fatal({ event: "start_failed", error: e instanceof Error ? e.message : String(e) }, "cannot start the webhook");
+    return 1;
+  }
+  // The workers accept connections themselves from the shared listening socket (SCHED_NONE), not
+  // through the primary: a connection is only ever held by the worker that accepted it, so a
+  // worker that dies takes its connections with it (the clients see them closed at once) and
+  // strands nothing in the primary; connections not yet accepted stay in the kernel's queue for
+  // the other workers; and a worker busy evaluating accepts nothing meanwhile, so new connections
+  // go to a free one instead of waiting in the busy one's queue. UV_TCP_SINGLE_ACCEPT makes a
+  // worker take one connection per wake-up rather than all that are queued.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   // Workers run a slim entry point (worker.js: the webhook modules only, not the whole CLI) with the
   // configuration in the environment, unless the configuration holds live objects (library use),
   // in which case they re-run the primary's script as the cluster module does by default.
@@ -168,9 +215,15 @@ async function runPrimary(config: WebhookRunConfig, count: number): Promise<numb
     });
     cluster.setupPrimary({ exec: fileURLToPath(new URL("./worker.js", import.meta.url)), args: [], execArgv: [...process.execArgv, ...flags] });
   }
-  const fork = (): Worker => cluster.fork(configJson !== undefined ? { [WORKER_CONFIG_ENV]: configJson } : {});
+  const fork = (): Worker => cluster.fork({ UV_TCP_SINGLE_ACCEPT: "1", ...(configJson !== undefined ? { [WORKER_CONFIG_ENV]: configJson } : {}) });
 
+  let finish: ((code: number) => void) | undefined;
   cluster.on("message", (worker: Worker, m: Message) => {
+    if (m?.type === STATE) {
+      readiness.set(worker.id, m.ready === true);
+      if (m.ready === true) everReady = true;
+      return;
+    }
     if (m?.type !== METRICS_REQ) return;
     aggregator.clusterMetrics().then(
       (text) => worker.send({ type: METRICS_RES, id: m.id, text }),
@@ -178,7 +231,14 @@ async function runPrimary(config: WebhookRunConfig, count: number): Promise<numb
     );
   });
   cluster.on("exit", (worker, code, signal) => {
+    readiness.delete(worker.id);
     if (shuttingDown) return;
+    if (code === WORKER_CONFIG_EXIT && !everReady) {
+      // No usable policy set at start-up: restarting does not fix it (the worker logged why).
+      logger.fatal({ event: "start_failed", worker: worker.id, error: "no usable policy set (see the worker's start_failed line)" }, "cannot start the webhook");
+      finish?.(1);
+      return;
+    }
     const now = Date.now();
     crashes.push(now);
     while (crashes.length > 0 && crashes[0]! < now - 60_000) crashes.shift();
@@ -190,16 +250,27 @@ async function runPrimary(config: WebhookRunConfig, count: number): Promise<numb
     }, delay);
   });
   for (let i = 0; i < count; i++) fork();
-  logger.info({ event: "primary_started", workers: count }, "started workers");
+  logger.info(
+    {
+      event: "primary_started",
+      workers: count,
+      ...(probes.health !== undefined ? { healthPort: probes.health.port } : {}),
+      ...(probes.metrics !== undefined ? { metricsPort: probes.metrics.port } : {}),
+    },
+    "started workers",
+  );
 
-  return new Promise<number>((resolve) => {
-    const stop = (why: string): void => {
+  return new Promise<number>((resolveRun) => {
+    const resolve = (code: number): void => {
+      void (probes?.close() ?? Promise.resolve()).then(() => resolveRun(code));
+    };
+    const stop = (why: string, code = 0): void => {
       if (shuttingDown) return;
       shuttingDown = true;
       const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
       logger.info({ event: "shutdown", reason: why, workers: alive.length }, "shutting down workers");
       if (alive.length === 0) {
-        resolve(0);
+        resolve(code);
         return;
       }
       let left = alive.length;
@@ -207,15 +278,17 @@ async function runPrimary(config: WebhookRunConfig, count: number): Promise<numb
         w.once("exit", () => {
           if (--left === 0) {
             logger.info({ event: "shutdown_complete" }, "all workers exited");
-            resolve(0);
+            resolve(code);
           }
         });
-        w.send({ type: SHUTDOWN });
+        if (w.isConnected()) w.send({ type: SHUTDOWN });
+        else w.process.kill("SIGTERM");
       }
       setTimeout(() => {
         for (const w of alive) if (!w.isDead()) w.process.kill("SIGKILL");
       }, (config.drainTimeoutMs ?? 25_000) + 5_000).unref();
     };
+    finish = (code) => stop("no usable policy set", code);
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });

@@ -30,8 +30,10 @@ import { WebhookMetrics } from "./metrics.js";
 import { PolicyStore, type PolicySource, type StoreEvent } from "./policies.js";
 import { earlyFailureBody, handleReview, kyvernoPolicyName, type FailurePolicy, type ReviewReply, type ReviewSettings } from "./review.js";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles } from "./tls.js";
+import { LogLimiter } from "./log-limit.js";
+import { startProbes } from "./probes.js";
 
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS, defaultLogger } from "./defaults.js";
+import { DEFAULT_CLIENT_CN, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS, defaultLogger } from "./defaults.js";
 
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS, defaultLogger } from "./defaults.js";
 
@@ -73,6 +75,31 @@ export interface WebhookServerOptions {
   /** Resources and schemas of snapshots whose source brings none (the file source). Default: the built-ins. */
   readonly catalog?: ResourceCatalog;
   readonly schemas?: SchemaRegistry;
+  /**
+   * Fail `start()` when the source's first update gives no usable policy set (a wrong path, an
+   * empty file, a policy that does not compile), with the reasons, instead of serving unready.
+   * The CLI sets it unless `--allow-empty`. Default false.
+   */
+  readonly requirePolicySet?: boolean;
+  /**
+   * With a client CA: the common names a client certificate may have (Gatekeeper's
+   * `--client-cn-name`). Default `["kube-apiserver"]`; empty: any certificate the CA signed.
+   */
+  readonly clientCommonNames?: readonly string[];
+  /**
+   * `[host]:port` of a plain-HTTP port for /healthz and /readyz (and /metrics when
+   * `metricsAddress` is the same). Undefined: served on the webhook port.
+   */
+  readonly healthAddress?: string;
+  /** `[host]:port` of a plain-HTTP port for /metrics; undefined: served on the webhook port. */
+  readonly metricsAddress?: string;
+  /**
+   * Another process (the `--workers` primary) serves `healthAddress` and `metricsAddress`: this
+   * server does not listen on them, and still leaves /metrics off the webhook port.
+   */
+  readonly probesElsewhere?: boolean;
+  /** Log one in this many successful admissions at info (failures and denials always). Default 1: every one. */
+  readonly logSample?: number;
 }
 
 export interface ListeningAddress {
@@ -80,7 +107,30 @@ export interface ListeningAddress {
   readonly port: number;
 }
 
-type Tracked = Socket & { __celmapInflight?: number };
+/** `start()` found no usable policy set (see {@link WebhookServerOptions.requirePolicySet}). */
+export class NoPolicySetError extends Error {
+  override readonly name = "NoPolicySetError";
+}
+
+type Tracked = Socket & {
+  __celmapInflight?: number;
+  /** When the connection was accepted (`performance.now()`): the first request's deadline counts from it. */
+  __celmapArrived?: number;
+  /** A client error of this connection was counted (each is counted once, under one reason). */
+  __celmapCounted?: boolean;
+  /** Responses finished on this connection (the drain's idle sweeps compare it). */
+  __celmapResponses?: number;
+};
+
+/**
+ * Drain sweeps a keep-alive connection must stay idle through before it is closed: no request in
+ * flight, no byte read and no response finished between them. Sweeps run in different event-loop
+ * turns, each with a poll phase between, so a client that reuses the connection the moment it reads
+ * a response (its request already on the wire, not yet read) is seen before its socket is closed.
+ * Closing a connection only because no request was being handled at that instant reset such clients.
+ */
+const IDLE_SWEEPS = 3;
+const IDLE_SWEEP_MS = 50;
 
 export class WebhookServer {
   readonly store: PolicyStore;
@@ -97,6 +147,9 @@ export class WebhookServer {
   #draining = false;
   #stopTlsWatch: (() => void) | undefined;
   #shutdown: Promise<void> | undefined;
+  #probes: { close(): Promise<void> } | undefined;
+  readonly #logLimit = new LogLimiter();
+  #sampleCount = 0;
 
   constructor(options: WebhookServerOptions) {
     this.#o = options;
@@ -148,19 +201,34 @@ export class WebhookServer {
     );
     server.keepAliveTimeout = o.keepAliveTimeoutMs ?? 120_000;
     server.on("connection", (s: Socket) => {
+      (s as Tracked).__celmapArrived = performance.now();
       this.#rawSockets.add(s);
       s.on("close", () => this.#rawSockets.delete(s));
     });
+    const allowedNames = o.tls.clientCaFile !== undefined ? new Set(o.clientCommonNames ?? [DEFAULT_CLIENT_CN]) : new Set<string>();
     server.on("secureConnection", (s: TLSSocket) => {
       const t = s as Tracked;
       t.__celmapInflight = 0;
+      t.__celmapArrived = performance.now();
+      if (allowedNames.size > 0) {
+        const cn = s.getPeerCertificate()?.subject?.CN;
+        const name = Array.isArray(cn) ? cn.join(",") : (cn ?? "");
+        if (!allowedNames.has(name)) {
+          t.__celmapCounted = true;
+          this.metrics.clientErrors.inc({ reason: "client_cn" });
+          this.#warnLimited("client_cn", { commonName: name, allowed: [...allowedNames] }, "client certificate common name not allowed; connection closed");
+          s.destroy();
+          return;
+        }
+      }
       this.#sockets.add(t);
       s.on("close", () => this.#sockets.delete(t));
     });
     server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => this.#onClientError(err, socket));
-    server.on("tlsClientError", (err: Error) => {
+    server.on("tlsClientError", (err: Error, socket: TLSSocket) => {
+      (socket as Tracked).__celmapCounted = true;
       this.metrics.clientErrors.inc({ reason: "tls" });
-      this.logger.warn({ event: "tls_error", error: err.message }, "TLS handshake failed");
+      this.#warnLimited("tls_error", { error: err.message }, "TLS handshake failed");
     });
     this.#server = server;
     const addr = await new Promise<ListeningAddress>((resolve, reject) => {
@@ -172,9 +240,35 @@ export class WebhookServer {
       });
     });
     server.on("error", (e) => this.logger.error({ event: "server_error", error: e.message }, "server error"));
-    this.logger.info({ event: "listening", ...addr, certificate: material.subject, clientCa: o.tls.clientCaFile !== undefined }, "listening");
+    const elsewhere = o.probesElsewhere === true;
+    const probes = await startProbes(elsewhere ? undefined : o.healthAddress, elsewhere ? undefined : o.metricsAddress, {
+      notReady: () => this.#notReady(),
+      metrics: async () => ({ contentType: this.metrics.registry.contentType, text: await (o.metricsText ?? (() => this.metrics.text()))() }),
+    }).catch(async (e: unknown) => {
+      await new Promise<void>((r) => server.close(() => r()));
+      throw e;
+    });
+    this.#probes = probes;
+    this.logger.info(
+      {
+        event: "listening",
+        ...addr,
+        certificate: material.subject,
+        clientCa: o.tls.clientCaFile !== undefined,
+        ...(allowedNames.size > 0 ? { clientCommonNames: [...allowedNames] } : {}),
+        tlsMinVersion: material.options.minVersion,
+        ...(probes.health !== undefined ? { healthPort: probes.health.port, healthAddress: probes.health.host } : {}),
+        ...(probes.metrics !== undefined ? { metricsPort: probes.metrics.port, metricsAddress: probes.metrics.host } : {}),
+      },
+      "listening",
+    );
     this.#stopTlsWatch = watchTlsFiles(o.tls, () => this.reloadTls());
     await o.source.start(this.store.apply);
+    if (o.requirePolicySet === true && !this.store.loaded) {
+      const reasons = this.store.lastErrors.length > 0 ? this.store.lastErrors : ["the source delivered nothing"];
+      await this.shutdown("no usable policy set");
+      throw new NoPolicySetError(`no usable policy set from ${o.source.description}: ${reasons.join("; ")}`);
+    }
     return addr;
   }
 
@@ -232,12 +326,31 @@ export class WebhookServer {
     }
   };
 
+  /** A warning a client can cause at any rate: at most a few lines per 10 s per event. */
+  #warnLimited(event: string, fields: Record<string, unknown>, message: string): void {
+    const t = this.#logLimit.take(event);
+    if (t.log) this.logger.warn({ event, ...fields, ...(t.suppressed > 0 ? { suppressed: t.suppressed } : {}) }, message);
+  }
+
+  /** Counts a client error once per connection (a request aborted mid-body is not also a reset). */
+  #countClientError(socket: Socket, reason: string): boolean {
+    const t = socket as Tracked;
+    if (t.__celmapCounted === true) return false;
+    t.__celmapCounted = true;
+    this.metrics.clientErrors.inc({ reason });
+    return true;
+  }
+
+  #notReady(): string | undefined {
+    return this.#draining ? "shutting down" : !this.store.loaded ? "no policy set loaded" : this.#server?.listening !== true ? "not listening" : undefined;
+  }
+
   #onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     const code = err.code ?? "";
     const reason =
       code === "ERR_HTTP_REQUEST_TIMEOUT" ? "request_timeout" : code === "ECONNRESET" ? "connection_reset" : code === "HPE_HEADER_OVERFLOW" ? "header_overflow" : "bad_request";
-    this.metrics.clientErrors.inc({ reason });
-    if (reason !== "connection_reset") this.logger.warn({ event: "client_error", reason, error: err.message }, "client error; connection closed");
+    const counted = this.#countClientError(socket, reason);
+    if (counted && reason !== "connection_reset") this.#warnLimited("client_error", { reason, error: err.message }, "client error; connection closed");
     if (reason !== "connection_reset" && socket.writable && !socket.destroyed) {
       const status = reason === "request_timeout" ? "408 Request Timeout" : reason === "header_overflow" ? "431 Request Header Fields Too Large" : "400 Bad Request";
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -252,6 +365,7 @@ export class WebhookServer {
     socket.__celmapInflight = (socket.__celmapInflight ?? 0) + 1;
     res.once("close", () => {
       socket.__celmapInflight = Math.max(0, (socket.__celmapInflight ?? 1) - 1);
+      socket.__celmapResponses = (socket.__celmapResponses ?? 0) + 1;
     });
     const path = (req.url ?? "/").split("?", 1)[0];
     try {
@@ -263,12 +377,16 @@ export class WebhookServer {
           this.#send(res, 200, "text/plain; charset=utf-8", "ok");
           return;
         case "/readyz": {
-          const why = this.#draining ? "shutting down" : !this.store.loaded ? "no policy set loaded" : undefined;
+          const why = this.#notReady();
           if (why === undefined) this.#send(res, 200, "text/plain; charset=utf-8", "ok");
           else this.#send(res, 503, "text/plain; charset=utf-8", why);
           return;
         }
         case "/metrics":
+          if (this.#o.metricsAddress !== undefined) {
+            this.#send(res, 404, "text/plain; charset=utf-8", "not found (metrics are served on --metrics-addr)");
+            return;
+          }
           if (req.method !== "GET") {
             this.#send(res, 405, "text/plain; charset=utf-8", "method not allowed", { Allow: "GET" });
             return;
@@ -306,7 +424,8 @@ export class WebhookServer {
     m.requests.inc({ outcome: reply.outcome, dry_run: String(reply.dryRun) });
     m.requestDuration.observe({ outcome: reply.outcome }, seconds);
     m.observePolicies(reply);
-    const fields = { event: "admission", outcome: reply.outcome, httpStatus: reply.httpStatus, durationMs: Math.round(seconds * 1e6) / 1e3, ...reply.log };
+    const patchBytes = reply.outcome === "mutated" ? patchSize(reply.body) : 0;
+    const fields = { event: "admission", outcome: reply.outcome, httpStatus: reply.httpStatus, durationMs: Math.round(seconds * 1e6) / 1e3, patchBytes, ...reply.log };
     switch (reply.outcome) {
       case "invalid":
       case "too_large":
@@ -318,20 +437,33 @@ export class WebhookServer {
       case "denied":
         this.logger.info(fields, "admission request denied");
         break;
-      default:
-        this.logger.debug(fields, "admission request");
+      default: {
+        // One info line per admission (`--log-sample N`: one in N under high rates; the rest at debug).
+        const sample = this.#o.logSample ?? 1;
+        if (sample <= 1 || this.#sampleCount++ % sample === 0) this.logger.info(sample > 1 ? { ...fields, sampled: sample } : fields, "admission request");
+        else this.logger.debug(fields, "admission request");
+      }
     }
   }
 
   #mutate(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
-    const deadline = started + this.#timeoutMs;
+    // The deadline counts from the request's arrival: for the first request of a connection, from
+    // its accept (it may have waited while this process was busy), else from its headers. A
+    // connection accepted longer ago than the deadline was idle (a wait behind a busy evaluation
+    // is bounded by the deadline): its request counts from its headers.
+    const socket = req.socket as Tracked;
+    const accepted = socket.__celmapArrived;
+    const arrived = accepted !== undefined && accepted <= started && started - accepted <= this.#timeoutMs ? accepted : started;
+    socket.__celmapArrived = undefined;
+    const deadline = arrived + this.#timeoutMs;
+    // In flight from arrival until the answer is written (or the connection is gone).
     this.metrics.inflight.inc();
+    res.once("close", () => this.metrics.inflight.dec());
     let settled = false;
     const settle = (): boolean => {
       if (settled) return false;
       settled = true;
-      this.metrics.inflight.dec();
       clearTimeout(timer);
       return true;
     };
@@ -342,7 +474,7 @@ export class WebhookServer {
       if (!settle()) return;
       early("timeout", 408, "Timeout", "request body not received before the deadline");
       req.socket.destroySoon();
-    }, this.#timeoutMs);
+    }, Math.max(0, deadline - started));
     timer.unref();
 
     if (req.method !== "POST") {
@@ -401,13 +533,11 @@ export class WebhookServer {
     });
     req.on("error", (e) => {
       if (!settle()) return;
-      this.metrics.clientErrors.inc({ reason: "aborted" });
-      this.logger.warn({ event: "client_error", reason: "aborted", error: e.message }, "request aborted by the client");
+      if (this.#countClientError(req.socket, "aborted")) this.#warnLimited("client_error", { reason: "aborted", error: e.message }, "request aborted by the client");
     });
     req.on("aborted", () => {
       if (!settle()) return;
-      this.metrics.clientErrors.inc({ reason: "aborted" });
-      this.logger.warn({ event: "client_error", reason: "aborted" }, "request aborted by the client");
+      if (this.#countClientError(req.socket, "aborted")) this.#warnLimited("client_error", { reason: "aborted" }, "request aborted by the client");
     });
   }
 
@@ -435,13 +565,21 @@ export class WebhookServer {
     const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
     const graceMs = this.#o.drainIdleGraceMs ?? 1_000;
     const drainMs = this.#o.drainTimeoutMs ?? 25_000;
+    const quiet = new Map<Tracked, { activity: string; sweeps: number }>();
     const closeIdle = (): void => {
-      for (const s of this.#sockets) if ((s.__celmapInflight ?? 0) === 0) s.end();
+      for (const s of this.#sockets) {
+        const activity = `${s.bytesRead}/${s.__celmapResponses ?? 0}`;
+        const before = quiet.get(s);
+        const sweeps = (s.__celmapInflight ?? 0) === 0 && before?.activity === activity ? before.sweeps + 1 : 0;
+        quiet.set(s, { activity, sweeps });
+        if (sweeps >= IDLE_SWEEPS) s.end();
+      }
     };
     const idleTimer = setTimeout(() => {
       closeIdle();
-      // Later idle ones: responses carry Connection: close, so sockets close after them; this catches stragglers.
-      const again = setInterval(closeIdle, 250);
+      // Responses carry Connection: close, so busy sockets close after their next one; idle ones close
+      // once they have stayed idle through IDLE_SWEEPS sweeps.
+      const again = setInterval(closeIdle, IDLE_SWEEP_MS);
       again.unref();
       void closed.then(() => clearInterval(again));
     }, graceMs);
@@ -462,6 +600,13 @@ export class WebhookServer {
     });
     await Promise.race([closed, force]);
     clearTimeout(idleTimer);
+    await this.#probes?.close();
     this.logger.info({ event: "shutdown_complete", drainedMs: Math.round(performance.now() - started), forced }, "shutdown complete");
   }
+}
+
+/** Bytes of the JSONPatch in an AdmissionReview answer (decoded from its base64), 0 without one. */
+function patchSize(body: string): number {
+  const m = /"patch":"([A-Za-z0-9+/=]*)"/.exec(body);
+  return m === null ? 0 : Math.floor((m[1]!.length * 3) / 4) - (m[1]!.endsWith("==") ? 2 : m[1]!.endsWith("=") ? 1 : 0);
 }

@@ -275,17 +275,21 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
       cleanup.push({ apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: { name } });
       const w = widget("w1", "cm-crd-wh");
       let last = "";
+      let spec: unknown;
+      // The apiserver serializes a custom resource's fields in key order (ports before tags): compare by value, not by text.
       await waitFor(
         "webhook mutates the Widget",
         async () => {
           const r = await k.request("POST", collectionPath(w), w, { dryRun: true });
-          last = `${r.status} ${message(r)}`;
-          return r.status === 201 && JSON.stringify(r.body.spec) === JSON.stringify(widgetExpectedSpec);
+          last = r.status === 201 ? `201, spec ${JSON.stringify(r.body.spec)}` : `${r.status} ${message(r)}`;
+          spec = r.body.spec;
+          return r.status === 201 && JSON.stringify((r.body.spec as Obj).ports) === JSON.stringify(widgetExpectedSpec.ports);
         },
         20_000,
       ).catch((e: unknown) => {
-        throw new Error(`${String(e)}; last answer: ${last}`);
+        throw new Error(`${String(e)}; last answer: ${last}\nwebhook log (tail):\n${fileWh.logs().slice(-4000)}`);
       });
+      expect(spec).toEqual(widgetExpectedSpec);
     } finally {
       await fileWh.stop();
     }

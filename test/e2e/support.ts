@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { request as plainRequest } from "node:http";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -79,9 +80,11 @@ export interface WebhookProcess {
 export async function startWebhook(args: readonly string[], opts: { pki?: Pki } = {}): Promise<WebhookProcess> {
   const pki = opts.pki ?? makePki();
   const port = await freePort();
+  // Health and metrics have ports of their own (plain HTTP); loopback, free ports, so webhooks started side by side never collide.
+  const metricsPort = await freePort();
   const proc = spawn(
     process.execPath,
-    [cliMain, "webhook", ...args, "--address", "127.0.0.1", "--port", String(port), "--tls-cert", pki.serverCert, "--tls-key", pki.serverKey, "--namespace", "celmap", "--log-level", process.env.CELMAP_E2E_WEBHOOK_LOG ?? "info"],
+    [cliMain, "webhook", ...args, "--address", "127.0.0.1", "--port", String(port), "--health-addr", "127.0.0.1:0", "--metrics-addr", `127.0.0.1:${metricsPort}`, "--tls-cert", pki.serverCert, "--tls-key", pki.serverKey, "--namespace", "celmap", "--log-level", process.env.CELMAP_E2E_WEBHOOK_LOG ?? "info"],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } },
   );
   let out = "";
@@ -120,7 +123,7 @@ export async function startWebhook(args: readonly string[], opts: { pki?: Pki } 
     ready,
     requests: () =>
       new Promise((res, rej) => {
-        const req = request({ host: "127.0.0.1", port, path: "/metrics", method: "GET", agent, timeout: 5000 }, (r) => {
+        const req = plainRequest({ host: "127.0.0.1", port: metricsPort, path: "/metrics", method: "GET", timeout: 5000 }, (r) => {
           let t = "";
           r.setEncoding("utf8");
           r.on("data", (x: string) => (t += x));

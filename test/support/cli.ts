@@ -41,9 +41,9 @@ export function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T
 }
 
 /** `node dist/src/cli/main.js ...args` in the repository root; never rejects. */
-export function runCli(args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: readonly string[], options: { cwd?: string; timeoutMs?: number; stdin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [CLI_PATH, ...args],
       { cwd: options.cwd ?? REPO_ROOT, timeout: options.timeoutMs ?? 20_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } },
@@ -56,5 +56,7 @@ export function runCli(args: readonly string[], options: { cwd?: string; timeout
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
+    // Standard input: the given text, or closed at once (never the test runner's own).
+    child.stdin?.end(options.stdin ?? "");
   });
 }

@@ -405,10 +405,11 @@ export function compareOne(s: Scenario, object: Obj, operation: "CREATE" | "UPDA
   else stats.unchanged++;
   if (fastPathRan(got)) stats.fast++;
   if (ref.error !== undefined) return got.allowed ? `Gatekeeper: error ${ref.error}; MAP admitted ${JSON.stringify(normalizeResult(got.object, object))}` : undefined;
-  if (!got.allowed) return `Gatekeeper: ${JSON.stringify(ref.object)}; MAP denied: ${got.message ?? ""}`;
+  if (!got.allowed) return `Gatekeeper: ${JSON.stringify(ref.object, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}; MAP denied: ${got.message ?? ""}`;
   const a = normalizeResult(ref.object, object);
   const b = normalizeResult(got.object, object);
-  return jsonEqual(a, b) ? undefined : `Gatekeeper: ${JSON.stringify(a)}\n      MAP: ${JSON.stringify(b)}`;
+  const show = (v: unknown) => JSON.stringify(v, (_, x: unknown) => (typeof x === "bigint" ? `${x}n` : x));
+  return jsonEqual(a, b) ? undefined : `Gatekeeper: ${show(a)}\n      MAP: ${show(b)}`;
 }
 
 /** Compiles and translates a generated set; undefined when Gatekeeper rejects a mutator or one is refused. */

@@ -7,10 +7,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { Agent } from "node:https";
+import { get as httpGet } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CLI_PATH, REPO_ROOT, assertBuilt } from "../support/cli.js";
-import { call, labelPolicy, makePki, metricValue, metricsText, patchOf, removeDir, responseOf, review, waitFor, type Pki } from "./support.js";
+import { call, labelPolicy, makePki, metricValue, patchOf, removeDir, responseOf, review, waitFor, type Pki } from "./support.js";
 
 let pki: Pki;
 let child: ChildProcess | undefined;
@@ -45,7 +46,7 @@ it("--workers 2: shared port, crashed worker restarted, aggregated metrics, SIGT
   const port = await freePort();
   const proc = spawn(
     process.execPath,
-    [CLI_PATH, "webhook", "-f", dir, "--tls-cert", pki.serverCert, "--tls-key", pki.serverKey, "--port", String(port), "--address", "127.0.0.1", "--workers", "2", "--namespace", "celmap-system"],
+    [CLI_PATH, "webhook", "-f", dir, "--tls-cert", pki.serverCert, "--tls-key", pki.serverKey, "--port", String(port), "--address", "127.0.0.1", "--workers", "2", "--namespace", "celmap-system", "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"],
     { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   child = proc;
@@ -100,7 +101,16 @@ it("--workers 2: shared port, crashed worker restarted, aggregated metrics, SIGT
   expect(await send(80)).toBe(80);
   await waitFor(() => listening().length === 3, 15_000, "replacement worker");
 
-  const m = await metricsText(pki, port);
+  // Metrics on the primary's plain-HTTP metrics port (not on the webhook port).
+  const metricsPort = lines.find((l) => l.event === "primary_started")?.metricsPort as number;
+  const m = await new Promise<string>((resolve, reject) => {
+    httpGet({ host: "127.0.0.1", port: metricsPort, path: "/metrics", agent: false }, (res) => {
+      let t = "";
+      res.on("data", (c: Buffer) => (t += c.toString("utf8")));
+      res.on("end", () => resolve(t));
+    }).on("error", reject);
+  });
+  expect((await call(pki, port, undefined, { path: "/metrics" })).status).toBe(404);
   // Aggregated across the live workers (the killed one's counts are gone with it).
   expect(metricValue(m, "celmap_webhook_requests_total", { outcome: "mutated" })).toBeGreaterThanOrEqual(80);
   expect(metricValue(m, "celmap_webhook_policies", { kind: "MutatingAdmissionPolicy" })).toBe(1);
@@ -121,8 +131,20 @@ it("usage errors exit 2 with a hint; --help documents the options", async () => 
   const badTimeout = await runCli(["webhook", "-f", "x.yaml", "--tls-cert", "c", "--tls-key", "k", "--timeout", "soon"]);
   expect(badTimeout.code).toBe(2);
   expect(badTimeout.stderr).toContain('invalid duration "soon"');
+  const base = ["webhook", "-f", "x.yaml", "--tls-cert", "c", "--tls-key", "k"];
+  for (const [args, message] of [
+    [["--tls-min-version", "1.0"], "--tls-min-version must be 1.2 or 1.3"],
+    [["--tls-cipher-suites", "TLS_RSA_WITH_RC4_128_SHA"], 'unknown TLS cipher suite "TLS_RSA_WITH_RC4_128_SHA"'],
+    [["--client-cn", "kube-apiserver"], "--client-cn needs --client-ca"],
+    [["--health-addr", "9090"], "--health-addr must be [host]:port"],
+    [["--log-sample", "0"], "--log-sample must be an integer"],
+  ] as const) {
+    const r = await runCli([...base, ...args]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(message);
+  }
   const help = await runCli(["webhook", "--help"]);
   expect(help.code).toBe(0);
-  for (const o of ["--tls-cert", "--client-ca", "--workers", "--timeout", "--failure-policy", "--namespace"]) expect(help.stdout).toContain(o);
+  for (const o of ["--tls-cert", "--client-ca", "--client-cn", "--tls-min-version", "--tls-cipher-suites", "--health-addr", "--metrics-addr", "--allow-empty", "--log-sample", "--workers", "--timeout", "--failure-policy", "--namespace"]) expect(help.stdout).toContain(o);
   expect((await runCli(["--help"])).stdout).toMatch(/webhook\s+Serve the policies as a mutating admission webhook/);
 });

@@ -437,12 +437,32 @@ export function mutateExisting(
   for (const target of pool) {
     const req = targetRequest(target);
     if (req === undefined) continue;
-    const o = evaluateMutatingPolicy(tp, req, target, ctx, { triggerRequest: trigger.request });
+    let o = evaluateMutatingPolicy(tp, req, target, ctx, { triggerRequest: trigger.request });
+    // Target rules naming a subresource (`pods/resize`): the target is mutated through it, so it is
+    // matched as a request on that subresource.
+    for (const sub of o.result === "nomatch" ? targetSubresources(policy, req.resource.resource) : []) {
+      o = evaluateMutatingPolicy(tp, { ...req, subResource: sub, requestSubResource: sub }, target, ctx, { triggerRequest: trigger.request });
+      if (o.result !== "nomatch") break;
+    }
     if (o.result === "nomatch") continue;
     if (o.result === "error") errors.push(`Policy ${policyLabel(policy)}: target ${String(target.kind)} ${key2(target)}: ${o.message ?? ""}`);
     targets.push({ target, outcome: o });
   }
   return { fired: true, targets, errors };
+}
+
+/** The subresources of `resource` that the policy's targetMatchConstraints.resourceRules name (`pods/resize` → resize). */
+function targetSubresources(policy: MutatingPolicy, resource: string): string[] {
+  const out = new Set<string>();
+  for (const rule of policy.spec.targetMatchConstraints?.resourceRules ?? []) {
+    for (const r of rule.resources ?? []) {
+      const slash = r.indexOf("/");
+      if (slash <= 0) continue;
+      const [res, sub] = [r.slice(0, slash), r.slice(slash + 1)];
+      if ((res === resource || res === "*") && sub !== "*" && sub !== "") out.add(sub);
+    }
+  }
+  return [...out];
 }
 
 function key2(o: JsonObject): string {

@@ -2,8 +2,8 @@
  * The resource catalog: the built-in table against the 1.36 OpenAPI document, the plural guess,
  * scopes, subresource kinds and equivalent resources. (Test-only: reads the OpenAPI document.)
  */
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { upstreamPath } from "../../../test/support/upstream.js";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_RESOURCES } from "./builtin-resources.js";
 import {
@@ -17,7 +17,7 @@ import {
   type GroupVersionResource,
 } from "./catalog.js";
 
-const SWAGGER = fileURLToPath(new URL("../../../../shared/k8s-openapi/swagger.json", import.meta.url));
+const SWAGGER = upstreamPath("k8s-openapi/swagger.json", "1 test (the built-in resources table against the OpenAPI document)");
 
 interface Derived {
   kind: string;
@@ -27,7 +27,7 @@ interface Derived {
 
 /** Re-derives the table from the OpenAPI paths (the same rules the table was made with). */
 function deriveFromOpenAPI(): Map<string, Derived> {
-  const doc = JSON.parse(readFileSync(SWAGGER, "utf8")) as {
+  const doc = JSON.parse(readFileSync(SWAGGER!, "utf8")) as {
     paths: Record<string, Record<string, { "x-kubernetes-group-version-kind"?: { group: string; version: string; kind: string } }>>;
   };
   const out = new Map<string, Derived>();
@@ -64,7 +64,7 @@ function deriveFromOpenAPI(): Map<string, Derived> {
 }
 
 describe("built-in resources table", () => {
-  it.skipIf(!existsSync(SWAGGER))("is exactly what the 1.36 OpenAPI document serves", () => {
+  it.skipIf(SWAGGER === undefined)("is exactly what the 1.36 OpenAPI document serves", () => {
     const derived = deriveFromOpenAPI();
     const catalog = ResourceCatalog.builtin({ enable: "all" });
     const ours = new Map<string, Derived>();

@@ -406,7 +406,7 @@ describe("TestMatcher (apiserver matching_test.go)", () => {
 });
 
 describe("map-cases.yaml kind: match", () => {
-  const file = fileURLToPath(new URL("../../../../shared/conformance/map-cases.yaml", import.meta.url));
+  const file = fileURLToPath(new URL("../../../conformance/data/map-cases.yaml", import.meta.url));
   const cases = (
     parse(readFileSync(file, "utf8")) as {
       cases: {

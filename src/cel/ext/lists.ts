@@ -22,11 +22,12 @@
  *
  * `first()`/`last()` belong to cel-go's optional library, not to this one.
  */
-import { func, memberOverload, overload, type FunctionDecl, type Library } from "../decls.js";
+import { func, memberOverload, overload, type FunctionDecl, type Library, type OverloadCost } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { celCompare, celEqualsOrFalse } from "../runtime/equality.js";
 import { BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT, listType, typeParam, type CelType } from "../types.js";
 import { goSortSlice } from "./go-sort.js";
+import { LIST_CREATE_BASE_COST, STRING_TRAVERSAL_COST_FACTOR } from "../cost-runtime.js";
 import { CelDuration, CelTimestamp, CelUint, type CelValue } from "../values.js";
 
 export const LISTS_LATEST_VERSION = 3;
@@ -157,7 +158,42 @@ export function listsLibrary(version: number = LISTS_LATEST_VERSION): Library {
       func("distinct", { ...memberOverload("list_distinct", [LIST_T], LIST_T, distinct), typeParams: ["T"] }),
     );
   }
-  return version >= 2 ? { name: "cel.lib.ext.lists", functions, macros: ["lists"] } : { name: "cel.lib.ext.lists", functions };
+  if (version < 2) return { name: "cel.lib.ext.lists", functions };
+  return { name: "cel.lib.ext.lists", functions, macros: ["lists"], ...(version >= 3 ? { costs: listsV3Costs() } : {}) };
+}
+
+// Run-time costs of version 3 (cel-go ext/lists.go `ProgramOptions`: `OverloadCostTracker`s).
+
+/** `trackAllocatingListCall`: the size times a factor (truncated, as Go's uint64(float64)), plus the call and the new list. */
+const allocating = (factor: number, size: number): number => Math.trunc(size * factor) + 1 + LIST_CREATE_BASE_COST;
+
+/** `trackListSelfCompare`: O(n^2) over the list, dearer for strings and bytes. */
+function selfCompare(l: CelValue): number {
+  const list = l as readonly CelValue[];
+  if (list.length === 0) return allocating(2, 0);
+  const e = list[0];
+  const factor = typeof e === "string" || e instanceof Uint8Array ? 2 + STRING_TRAVERSAL_COST_FACTOR : 2;
+  return allocating(factor, list.length * list.length);
+}
+
+function listsV3Costs(): Record<string, OverloadCost> {
+  // Overload cost trackers: only for a call the checker resolved to the one overload.
+  const tracker = (actual: NonNullable<OverloadCost["actual"]>): OverloadCost => ({ actual, resolvedOnly: true });
+  const outputSize = tracker((_args, result) => allocating(1, (result as readonly CelValue[]).length));
+  const flatten = tracker((args) => allocating(args.length === 2 ? Number(args[1] as bigint) : 1, (args[0] as readonly CelValue[]).length));
+  const costs: Record<string, OverloadCost> = {
+    list_slice: outputSize,
+    list_flatten: flatten,
+    list_flatten_int: flatten,
+    lists_range: outputSize,
+    list_reverse: outputSize,
+    list_distinct: tracker((args) => selfCompare(args[0]!)),
+  };
+  for (const t of COMPARABLE) {
+    costs[`list_${idName(t)}_sort`] = tracker((args) => selfCompare(args[0]!));
+    costs[`list_${idName(t)}_sortByAssociatedKeys`] = tracker((args) => selfCompare(args[1]!));
+  }
+  return costs;
 }
 
 /** Kubernetes' lists extension (version 3), with the `sortBy` macro. */

@@ -2,7 +2,7 @@
  * cel-go's sets extension (`ext.Sets`): list-as-set predicates with CEL
  * equality (`sets.contains([1], [1.0])` is true).
  */
-import { func, overload, type Library } from "../decls.js";
+import { func, overload, type Library, type OverloadCost } from "../decls.js";
 import { celEqualsOrFalse } from "../runtime/equality.js";
 import { BOOL, listType, typeParam } from "../types.js";
 import type { CelValue } from "../values.js";
@@ -32,8 +32,19 @@ export function setsIntersects(a: readonly CelValue[], b: readonly CelValue[]): 
 
 const LIST_T = listType(typeParam("T"));
 
+/** cel-go ext/sets.go `trackSetsCost`: 1 + size(a) × size(b) × factor (an overload cost tracker). */
+const setsCost = (factor: number): OverloadCost => ({
+  actual: (args) => 1 + Math.trunc((args[0] as readonly CelValue[]).length * (args[1] as readonly CelValue[]).length * factor),
+  resolvedOnly: true,
+});
+
 export const SETS_LIBRARY: Library = {
   name: "cel.lib.ext.sets",
+  costs: {
+    list_sets_contains_list: setsCost(1),
+    list_sets_intersects_list: setsCost(1),
+    list_sets_equivalent_list: setsCost(2),
+  },
   functions: [
     func("sets.contains", { ...overload("list_sets_contains_list", [LIST_T, LIST_T], BOOL, setsContains), typeParams: ["T"] }),
     func("sets.equivalent", { ...overload("list_sets_equivalent_list", [LIST_T, LIST_T], BOOL, setsEquivalent), typeParams: ["T"] }),

@@ -37,6 +37,7 @@ import { KUBERNETES_COST_OPTIONS } from "../cost-runtime.js";
 import type { TypeProvider } from "../decls.js";
 import { Env } from "../env.js";
 import { CelCompileError, CelEvalError } from "../errors.js";
+import { CelInstantiationError } from "../instantiate.js";
 import { OPTIONAL_LIBRARY } from "../ext/optionals.js";
 import { TWO_VAR_COMPREHENSIONS_LIBRARY } from "../ext/comprehensions.js";
 import { KUBERNETES_LISTS_LIBRARY } from "../ext/lists.js";
@@ -313,7 +314,14 @@ export function compileExpression(env: Env, source: string, returnType?: CelType
     const mismatch = checkOutputType(checked.type, returnType);
     if (mismatch !== undefined) return { ok: false, detail: mismatch };
   }
-  return { ok: true, checked, program: env.program(checked), type: checked.type };
+  let program: Program;
+  try {
+    program = env.program(checked);
+  } catch (e) {
+    if (e instanceof CelInstantiationError) return { ok: false, detail: e.message };
+    throw e;
+  }
+  return { ok: true, checked, program, type: checked.type };
 }
 
 export interface VariableSource {

@@ -13,6 +13,7 @@
  *   whether it was set. Unset strings read as `""`. Equality compares all four.
  * - `jsonpatch.escapeKey(s)`: `~` → `~0` and `/` → `~1` in one pass.
  */
+import { STRING_TRAVERSAL_COST_FACTOR, UNKNOWN_SIZE, actualSize, multiplyByCostFactor, scaleRange } from "./cost-model.js";
 import { func, overload, type Library } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { celEquals } from "../runtime/equality.js";
@@ -128,6 +129,13 @@ export function escapeKey(k: string): string {
 /** `library.JSONPatch()`: the `kubernetes.jsonpatch` library. */
 export const JSONPATCH_LIBRARY: Library = {
   name: "kubernetes.jsonpatch",
+  // cost.go CallCost: `jsonpatch.escapeKey` is one traversal, ceil(size(s) × 0.1), as `url`.
+  costs: {
+    string_jsonpatch_escapeKey_string: {
+      estimate: (args) => scaleRange(args[0] ?? UNKNOWN_SIZE, STRING_TRAVERSAL_COST_FACTOR),
+      actual: (args) => multiplyByCostFactor(actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR),
+    },
+  },
   functions: [func("jsonpatch.escapeKey", overload("string_jsonpatch_escapeKey_string", [STRING], STRING, escapeKey))],
 };
 

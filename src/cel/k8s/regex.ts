@@ -34,9 +34,22 @@ function compile(pattern: string): RE2JS {
     if (e instanceof CelEvalError) {
       // compileRegex prefixes "error parsing regexp: " to a message that already starts with it.
       const doubled = "error parsing regexp: error parsing regexp: ";
-      const msg = e.message.startsWith(doubled) ? e.message.slice("error parsing regexp: ".length) : e.message;
+      let msg = e.message.startsWith(doubled) ? e.message.slice("error parsing regexp: ".length) : e.message;
+      // Go's regexp.Error always ends with ": `<expr>`", empty for a trailing backslash.
+      if (msg.endsWith("trailing backslash at end of expression")) msg += ": ``";
       throw new CelEvalError(`Illegal regex: ${msg}`);
     }
+    throw e;
+  }
+}
+
+/** Compiles a constant pattern at instantiation; the error is Go's `regexp.Compile` message. */
+function checkPattern(pattern: CelValue): void {
+  if (typeof pattern !== "string") return;
+  try {
+    compile(pattern);
+  } catch (e) {
+    if (e instanceof CelEvalError) throw new Error(e.message.replace(/^Illegal regex: /, ""));
     throw e;
   }
 }
@@ -64,6 +77,9 @@ export const REGEX_LIBRARY: Library = {
   get costs() {
     return cost;
   },
+  // cel.OptimizeRegex(FindRegexOptimization, FindAllRegexOptimization): a constant pattern is
+  // compiled when the program is instantiated, so a bad one fails the program (see instantiate.ts).
+  constantArgumentChecks: ["find", "findAll"].map((fn) => ({ function: fn, argIndex: 0, check: checkPattern })),
   functions: [
     func("find", memberOverload("string_find_string", [STRING, STRING], STRING, find)),
     func(

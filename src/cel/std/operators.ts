@@ -12,6 +12,7 @@
  */
 import { func, overload, type FunctionDecl, type OverloadDecl } from "../decls.js";
 import { CelEvalError } from "../errors.js";
+import { checkSize, LIMITS } from "../eval-limits.js";
 import { compareBytes, compareIntDouble, compareStrings, compareUintDouble, celEquals } from "../runtime/equality.js";
 import {
   BOOL,
@@ -77,7 +78,14 @@ function modUint(a: CelUint, b: CelUint): CelUint {
   return new CelUint(a.value % b.value);
 }
 
+/** `+` on strings, under the size guard (`eval-limits.ts`). */
+function concatStrings(a: string, b: string): string {
+  if (a.length + b.length > LIMITS.maxSize) checkSize(a.length + b.length);
+  return a + b;
+}
+
 function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length + b.length > LIMITS.maxSize) checkSize(a.length + b.length);
   if (a.length === 0) return b;
   if (b.length === 0) return a;
   const out = new Uint8Array(a.length + b.length);
@@ -87,6 +95,7 @@ function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 function concatLists(a: readonly CelValue[], b: readonly CelValue[]): readonly CelValue[] {
+  if (a.length + b.length > LIMITS.maxSize) checkSize(a.length + b.length);
   const own = listSemantics(a); // Kubernetes set/map lists: union, merge by keys
   if (own !== undefined) return own.concat(a, b);
   if (a.length === 0) return b;
@@ -196,7 +205,7 @@ export const OPERATOR_FUNCTIONS: readonly FunctionDecl[] = [
     overload("add_int64", [INT, INT], INT, addInt),
     overload("add_uint64", [UINT, UINT], UINT, addUint),
     overload("add_double", [DOUBLE, DOUBLE], DOUBLE, (a: number, b: number) => a + b),
-    overload("add_string", [STRING, STRING], STRING, (a: string, b: string) => a + b),
+    overload("add_string", [STRING, STRING], STRING, concatStrings),
     overload("add_bytes", [BYTES, BYTES], BYTES, concatBytes),
     overload("add_list", [LIST_A, LIST_A], LIST_A, concatLists),
   ),

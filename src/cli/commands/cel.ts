@@ -57,9 +57,21 @@ const OPTIONS: readonly OptionSpec[] = [
       "(built-in kinds), so a typo such as Object.spec{replicasx: 1} is a compile error rather than a server-side apply error.",
   },
   {
+    name: "expression",
+    short: "e",
+    type: "string",
+    placeholder: "<expr|@file|->",
+    description: "The expression, instead of the argument: @file reads it from a file, - from standard input (for long expressions).",
+  },
+  {
     name: "cost",
     type: "boolean",
-    description: "Track the run-time cost as kube-apiserver does (per-call limit 1,000,000) and print 'cost: <n>' on stderr.",
+    description: "Print the run-time cost ('cost: <n>') on stderr. The cost is always tracked, as kube-apiserver does.",
+  },
+  {
+    name: "no-cost-limit",
+    type: "boolean",
+    description: "Lift kube-apiserver's per-call cost limit (1,000,000), which is otherwise enforced: the run may then take unbounded time and memory.",
   },
   { name: "pretty", type: "boolean", description: "Indent the JSON output." },
   HELP_OPTION,
@@ -88,7 +100,7 @@ other numbers (0.5, 1e-3) are doubles. YAML follows YAML 1.2 (core schema): 'yes
 
 const EXIT_HELP = `  0  success: the value is on stdout
   1  the expression did not compile (ERROR: <input>:line:column: ...) or failed to evaluate
-     (with --cost also: operation cancelled: actual cost limit exceeded)
+     (also: operation cancelled: actual cost limit exceeded, unless --no-cost-limit)
   2  bad usage: no expression, bad --var JSON, unknown --env, unreadable or invalid input file
   3  internal error in celmap (please report it)`;
 
@@ -110,7 +122,8 @@ export const celCommand: Command = {
   summary: "Evaluate one CEL expression against JSON/YAML variables and print the result as JSON.",
   usage:
     "celmap cel <expression> [--env base|mutation|variables|match] [--object <file>] [--old-object <file>] " +
-    "[--params <file>] [--namespace <file>] [--var name=<json>]... [--vars <file.json|yaml>]... [--strict] [--cost] [--pretty]",
+    "[--params <file>] [--namespace <file>] [--var name=<json>]... [--vars <file.json|yaml>]... [--strict] [--cost] [--no-cost-limit] [--pretty]\n" +
+    "       celmap cel -e <expr|@file|-> [options]",
   description:
     "Compiles the expression in a Kubernetes CEL environment as kube-apiserver 1.36 builds it (default: a " +
     "MutatingAdmissionPolicy mutation; see Environments), declares every other given variable as dyn, evaluates it " +
@@ -159,15 +172,32 @@ export const celCommand: Command = {
   run: runCel,
 };
 
-function runCel(args: ParsedArgs, io: CliIo): number {
+/** The expression: the one argument, or -e text, -e @file, -e - (standard input). */
+function expressionSource(args: ParsedArgs, io: CliIo): string {
   const expr = args.positionals;
-  if (expr.length === 0) throw new UsageError("missing the CEL expression, e.g. celmap cel '1 + 2'");
+  const e = args.values["expression"];
+  if (typeof e === "string") {
+    if (expr.length > 0) throw new UsageError(`give the expression either with -e or as the argument, not both (got ${JSON.stringify(expr[0])} too)`);
+    if (e !== "-" && !e.startsWith("@")) return e;
+    const file = e === "-" ? "-" : e.slice(1);
+    try {
+      return io.readFile(file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(`-e ${e}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory, not a file" : (err as Error).message}`);
+    }
+  }
+  if (expr.length === 0) throw new UsageError("missing the CEL expression, e.g. celmap cel '1 + 2' (or -e @file, -e - for standard input)");
   if (expr.length > 1) {
     throw new UsageError(
       `expected one expression but got ${expr.length} arguments (${expr.map((e) => JSON.stringify(e)).join(", ")}); quote the whole expression`,
     );
   }
-  const source = expr[0]!;
+  return expr[0]!;
+}
+
+function runCel(args: ParsedArgs, io: CliIo): number {
+  const source = expressionSource(args, io);
 
   const kind = envKind(args.values["env"]);
   const bindings = new Map<string, CelValue>();
@@ -199,13 +229,25 @@ function runCel(args: ParsedArgs, io: CliIo): number {
 
   const activation = { ...defaultBindings(kind, hasParams), ...Object.fromEntries(bindings) };
   const withCost = args.values["cost"] === true;
-  const program = env.program(checked);
+  // kube-apiserver never evaluates without its per-call limit; --no-cost-limit lifts it.
+  const limited = args.values["no-cost-limit"] !== true;
+  let program: ReturnType<typeof env.program>;
+  try {
+    program = env.program(checked);
+  } catch (e) {
+    // cel-go fails some programs at instantiation (constant conversions, constant patterns).
+    if (e instanceof CelCompileError) {
+      io.stderr(`${e.message}\n`);
+      return ExitCode.celError;
+    }
+    throw e;
+  }
   let result: CelValue;
   try {
-    if (withCost) {
-      const r = program.evalWithCost(activation, { costLimit: PER_CALL_LIMIT });
+    if (withCost || limited) {
+      const r = program.evalWithCost(activation, limited ? { costLimit: PER_CALL_LIMIT } : {});
       result = r.value;
-      io.stderr(`cost: ${r.cost}\n`);
+      if (withCost) io.stderr(`cost: ${r.cost}\n`);
     } else {
       result = program.eval(activation);
     }

@@ -2,15 +2,15 @@
  * `celmap conformance <case files or dirs>... [--json]`: runs conformance case files — the MAP
  * format of `shared/conformance/map-cases.yaml` (a mapping with `cases:`) and the Gatekeeper format
  * of `gatekeeper-cases.yaml` (a list of cases with `mutator`), told apart by their shape — through
- * celmap (src/conformance), and reports against the project's known-failures ledgers.
+ * celmap (src/conformance), and reports against the known-failures ledgers given with
+ * `--known-failures` (celmap's own are under the repository's conformance/; none ship with the runner).
  */
 import { basename } from "node:path";
 import { parse } from "yaml";
 import { gatekeeperCaseFileSuite, gatekeeperSkippedCases, isGatekeeperCaseFile } from "../../conformance/gatekeeper.js";
-import { GATEKEEPER_KNOWN_FAILURES, GATEKEEPER_ORACLE_KNOWN_FAILURES } from "../../conformance/gatekeeper-known-failures.js";
 import { isMapCaseFile, mapCaseFileSuite } from "../../conformance/map.js";
-import { MAP_KNOWN_FAILURES, MAP_ORACLE_KNOWN_FAILURES } from "../../conformance/map-known-failures.js";
-import { classify, runCase, type CaseResult, type Suite } from "../../conformance/suite.js";
+import { loadLedger } from "../../conformance/ledger.js";
+import { classify, runCase, type CaseResult, type KnownFailure, type Suite } from "../../conformance/suite.js";
 import { listInputFiles } from "../../io/load.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
@@ -19,10 +19,18 @@ import { colorWanted, palette } from "../render/color.js";
 const OPTIONS: readonly OptionSpec[] = [
   { name: "json", type: "boolean", description: "Print one JSON object per case: {suite, name, status: passed|failed|skipped, message}." },
   { name: "verbose", short: "v", type: "boolean", description: "Print failure messages in full (default: cut at 400 characters)." },
+  {
+    name: "known-failures",
+    type: "string",
+    multiple: true,
+    placeholder: "<file>",
+    description:
+      "A known-failures ledger: a YAML list of {path, reason} (paths as printed after the suite name, e.g. apiserver/<case>). Failures it lists do not fail the run. May be repeated.",
+  },
   HELP_OPTION,
 ];
 
-const EXIT_HELP = `  0  every case passed, or failed and is in the known-failures ledger
+const EXIT_HELP = `  0  every case passed, or failed and is in a --known-failures ledger
   1  a case failed that is not in the ledger
   2  bad usage: no case file, an unreadable file, a file in neither format`;
 
@@ -37,11 +45,14 @@ export const conformanceCommand: Command = {
     "Gatekeeper case files (a list of cases with 'mutator', as gatekeeper-cases.yaml) are translated into " +
     "MutatingAdmissionPolicies and run through the same pipeline. Prints a line per failing case with the difference, " +
     "a line per suite ('<suite>: N passed, N failed', the suite named after the file: map-cases.yaml is 'map') and a " +
-    "last line over everything. Failures listed in celmap's known-failures ledger (with the reason) do not fail the run.",
+    "last line over everything. Failures listed in a --known-failures ledger (with the reason) do not fail the run.",
   options: OPTIONS,
   examples: [
-    { command: "celmap conformance ../shared/conformance/map-cases.yaml", explanation: "The transcribed Kubernetes MAP tests." },
-    { command: "celmap conformance ../shared/conformance/ --json | jq 'select(.status == \"failed\")'", explanation: "Every case file of a directory; the failures as JSON." },
+    {
+      command: "celmap conformance conformance/data/map-cases.yaml --known-failures conformance/map/known-failures.yaml",
+      explanation: "The transcribed Kubernetes MAP tests (in celmap's repository), against celmap's ledger of that suite.",
+    },
+    { command: "celmap conformance conformance/data/ --json | jq 'select(.status == \"failed\")'", explanation: "Every case file of a directory; the failures as JSON." },
   ],
   sections: [{ title: "Exit codes", body: EXIT_HELP }],
   run: runConformance,
@@ -56,7 +67,7 @@ function suiteName(file: string): string {
   return basename(file).replace(/\.(ya?ml|json)$/i, "").replace(/[-_]cases$/i, "") || "cases";
 }
 
-function loadSuite(file: string): FileSuite {
+function loadSuite(file: string, ledger: readonly KnownFailure[]): FileSuite {
   let doc: unknown;
   try {
     doc = parse(readText(file), { version: "1.2" });
@@ -66,10 +77,9 @@ function loadSuite(file: string): FileSuite {
   const name = suiteName(file);
   const oracle = /oracle/i.test(name);
   if (isMapCaseFile(doc)) {
-    return { suite: mapCaseFileSuite(name, file, [...MAP_KNOWN_FAILURES, ...MAP_ORACLE_KNOWN_FAILURES]), skipped: [] };
+    return { suite: mapCaseFileSuite(name, file, ledger), skipped: [] };
   }
   if (isGatekeeperCaseFile(doc)) {
-    const ledger = [...GATEKEEPER_KNOWN_FAILURES, ...GATEKEEPER_ORACLE_KNOWN_FAILURES];
     return { suite: gatekeeperCaseFileSuite(name, file, ledger, oracle ? "oracle" : undefined), skipped: gatekeeperSkippedCases(file) };
   }
   throw new UsageError(`${file}: neither a MAP case file (a mapping with 'cases:') nor a Gatekeeper case file (a list of cases with 'mutator')`);
@@ -84,7 +94,16 @@ function clip(message: string, verbose: boolean): string {
 
 async function runConformance(args: ParsedArgs, io: CliIo): Promise<number> {
   readText = io.readFile;
-  if (args.positionals.length === 0) throw new UsageError("missing case files, e.g. celmap conformance ../shared/conformance/map-cases.yaml");
+  if (args.positionals.length === 0) throw new UsageError("missing case files, e.g. celmap conformance conformance/data/map-cases.yaml");
+  const ledger: KnownFailure[] = [];
+  for (const f of (args.values["known-failures"] as readonly string[] | undefined) ?? []) {
+    try {
+      ledger.push(...loadLedger(f, io.readFile));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UsageError(code === "ENOENT" ? `--known-failures ${f}: no such file` : (e as Error).message.split("\n")[0]!);
+    }
+  }
   const suites: FileSuite[] = [];
   for (const p of args.positionals) {
     let files: string[];
@@ -97,7 +116,7 @@ async function runConformance(args: ParsedArgs, io: CliIo): Promise<number> {
     const fromDir = files.length !== 1 || files[0] !== p;
     for (const f of files) {
       try {
-        suites.push(loadSuite(f));
+        suites.push(loadSuite(f, ledger));
       } catch (e) {
         // Inside a directory, other files are passed over (with a note); a file named explicitly must be a case file.
         if (!fromDir || !(e instanceof UsageError)) throw e;

@@ -62,6 +62,11 @@ const OPTIONS: readonly OptionSpec[] = [
       "yaml: the admitted objects as YAML documents (the default when stdout is not a terminal); diff: a readable diff per resource (the default on a terminal; coloured unless NO_COLOR is set); json: one JSON array of results {source, resource, allowed, stage (admission|validation, when rejected), object, patch, status, ignoredErrors}; patch: one line per resource with its RFC 6902 JSON Patch (null when denied).",
   },
   {
+    name: "exit-code",
+    type: "boolean",
+    description: "Exit 1 when a policy changed an object (a mutation, or a mutateExisting target), as kubectl diff does; 0 when nothing changed. Meant for -o diff; works with every -o.",
+  },
+  {
     name: "trace",
     type: "boolean",
     description:
@@ -87,7 +92,8 @@ const OPTIONS: readonly OptionSpec[] = [
 
 const EXIT_HELP = `  0  every request was evaluated and admitted (mutated or not)
   1  a policy rejected a request (failurePolicy Fail, or a 404/500/503 the apiserver would answer);
-     the apiserver's message is on stderr. With --fail-on-error also: an error was ignored (failurePolicy Ignore)
+     the apiserver's message is on stderr. With --fail-on-error also: an error was ignored (failurePolicy Ignore).
+     With --exit-code also: a policy changed an object (as kubectl diff)
   2  bad input, nothing evaluated: unreadable file, malformed YAML/JSON, an object without apiVersion/kind,
      an unknown kind, a policy or binding the apiserver would reject (file#doc: field.path: message, CEL
      compile errors included), a named param that is not among the inputs, bad options
@@ -336,6 +342,17 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
       }
       io.stderr("\n");
     }
+    // A namespaceSelector that did not select the request only because its namespace was not given
+    // (seen bare, with its name label alone) changes the outcome: said without --trace.
+    if (!trace && ev.bareNamespaces.length > 0) {
+      for (const e of r.trace.passes[0]?.selection ?? []) {
+        if (e.ok || !e.reason.startsWith("namespaceSelector")) continue;
+        const who = e.binding !== undefined ? `policy ${e.policy}, binding ${e.binding}` : `policy ${e.policy}`;
+        io.stderr(
+          `${errColor.yellow("warning")}: ${item.source} (${label}): ${who}: ${e.reason}; namespace ${ev.bareNamespaces.map((n) => JSON.stringify(n)).join(", ")} was not given with -f, so it is seen bare, with only its kubernetes.io/metadata.name label (give the Namespace with -f)\n`,
+        );
+      }
+    }
     const existing = allowed && existingPolicies.length > 0 ? runMutateExisting(session, existingPolicies, ev, targets, spec, admitOptions) : [];
     if (trace && existing.length > 0) {
       io.stderr(renderExistingTrace(item.source, existing, errColor));
@@ -410,6 +427,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   if (denied > 0) return 1;
   if (failOnError && ignored > 0) return 1;
+  if (args.values["exit-code"] === true && (changed > 0 || mutatedTargets.length > 0)) return 1;
   return ExitCode.ok;
 }
 

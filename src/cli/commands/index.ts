@@ -19,6 +19,7 @@ const MODULES: readonly (readonly [name: string, file: string, exportName: strin
   ["translate", "./translate.js", "translateCommand"],
   ["conformance", "./conformance.js", "conformanceCommand"],
   ["test", "./test.js", "testCommand"],
+  ["lint", "./lint.js", "lintCommand"],
   ["webhook", "./webhook.js", "webhookCommand"],
 ];
 

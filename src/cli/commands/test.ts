@@ -13,7 +13,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { evaluateWithAutogen, mutateExisting, runsAtAdmission, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
 import { newAdmissionRequest, type JsonObject, type Operation } from "../../admission/index.js";
 import { OfflineImageDataProvider, OfflineResourceProvider, OfflineHttpProvider, OfflineGlobalContextProvider, kyvernoCliHttpMock, type KyvernoProviders } from "../../cel/kyverno/index.js";
@@ -24,30 +24,47 @@ import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../op
 import { colorWanted, palette } from "../render/color.js";
 import { admit, type PolicySet } from "../../engine/index.js";
 import { isObject, loadInputs } from "../render/session.js";
+import { lintDocuments } from "./lint.js";
+import { parseTestCaseSelector, selects, SubresourceTable, type TestCaseSelector } from "./test-values.js";
 
 const OPTIONS: readonly OptionSpec[] = [
   { name: "file-name", short: "f", type: "string", placeholder: "<name>", description: "The test file name to look for (default kyverno-test.yaml)." },
   { name: "junit", type: "string", placeholder: "<file>", description: "Also write the results as a JUnit XML report to <file>." },
   { name: "fail-only", type: "boolean", description: "Print only the failed rows." },
   { name: "detailed-results", type: "boolean", description: "Add a MESSAGE column (why a policy skipped, errored or differed)." },
+  {
+    name: "lint",
+    type: "boolean",
+    description:
+      "Also run celmap lint's checks on each suite's policies (its resources as samples, plus generated objects): every finding is a failed row (RESULT Fail, REASON Lint: <check>), so CI fails on a set that is order-dependent, not idempotent or does not converge.",
+  },
+  {
+    name: "test-case-selector",
+    short: "t",
+    type: "string",
+    placeholder: "<selector>",
+    description: 'Run only the results selected by "policy=<name>, rule=<name>, resource=<name>" (any combination; * and ? wildcards), as kyverno test -t.',
+  },
+  { name: "remove-color", type: "boolean", description: "No colour in the output (also: NO_COLOR, or output that is not a terminal)." },
   HELP_OPTION,
 ];
 
 export const testCommand: Command = {
   name: "test",
   summary: "Run Kyverno kyverno-test.yaml suites (MutatingPolicy and MutatingAdmissionPolicy results) offline.",
-  usage: "celmap test <dir>... [-f kyverno-test.yaml] [--junit <file>] [--fail-only] [--detailed-results]",
+  usage: "celmap test <dir>... [-f kyverno-test.yaml] [-t <selector>] [--junit <file>] [--fail-only] [--detailed-results] [--remove-color] [--lint]",
   description:
     "Walks each directory for kyverno-test.yaml files and runs their MutatingPolicy, NamespacedMutatingPolicy and " +
     "MutatingAdmissionPolicy results through celmap's admission pipeline: policies, resources, variables/values, " +
     "userinfo, exceptions, paramResources, clusterResources (offline resource.Get/List, CRD schemas), context (image " +
     "data), apiCallResponses, globalContextEntries, targetResources (mutateExisting). Prints a table like 'kyverno " +
-    "test' and 'N passed, N failed'. Unlike Kyverno's CLI, integers stay integers, namespaced policies are scoped to " +
+    "test' and its last line 'Test Summary: N tests passed and N tests failed'. Unlike Kyverno's CLI, integers stay integers, namespaced policies are scoped to " +
     "their namespace and each row is counted once.",
   options: OPTIONS,
   examples: [
     { command: "celmap test policies/", explanation: "Runs every kyverno-test.yaml under policies/." },
     { command: "celmap test . --junit report.xml", explanation: "Also writes a JUnit report for CI." },
+    { command: "celmap test policies/ --lint", explanation: "Also fails when a suite's policies are order-dependent, not idempotent or do not converge (celmap lint's checks)." },
   ],
   sections: [{ title: "Exit codes", body: "  0  every row passed\n  1  a row failed, or a suite could not be loaded\n  2  bad usage" }],
   run: runTest,
@@ -58,12 +75,13 @@ export interface Row {
   readonly policy: string;
   readonly resource: string;
   readonly expected: string;
-  readonly outcome: "pass" | "fail" | "not-run";
+  /** `skip`: not compared (its resource is missing from the patchedResources file), as kyverno test does. */
+  readonly outcome: "pass" | "fail" | "skip" | "not-run";
   readonly reason: string;
   readonly message?: string;
 }
 
-function findTests(path: string, name: string, out: string[]): void {
+function findTests(path: string, name: string, out: string[], seen = new Set<string>()): void {
   let st;
   try {
     st = statSync(path);
@@ -74,6 +92,10 @@ function findTests(path: string, name: string, out: string[]): void {
     out.push(path);
     return;
   }
+  // Each directory once, whatever the links to it (a link to an ancestor would loop).
+  const real = realpathSync(path);
+  if (seen.has(real)) return;
+  seen.add(real);
   const entries = readdirSync(path).sort();
   for (const e of entries) {
     const p = join(path, e);
@@ -81,7 +103,7 @@ function findTests(path: string, name: string, out: string[]): void {
       if (statSync(p).isFile()) out.push(p);
     } else if (e !== "node_modules" && e !== ".git") {
       try {
-        if (statSync(p).isDirectory()) findTests(p, name, out);
+        if (statSync(p).isDirectory()) findTests(p, name, out, seen);
       } catch {
         /* dangling link */
       }
@@ -161,6 +183,7 @@ interface Loaded {
   readonly ctx: KyvernoContext;
   readonly user?: { username: string; groups: string[] };
   readonly globalOperation?: Operation;
+  readonly subresources: SubresourceTable;
 }
 
 const MAP_KINDS = new Set(["MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"]);
@@ -231,6 +254,8 @@ function loadSuite(s: Suite, errors: string[]): Loaded | undefined {
   for (const o of clusterObjects) if (o.apiVersion === "v1" && o.kind === "Namespace") namespaces.set(meta(o, "name"), o);
   let globalOperation: Operation | undefined;
   const values = load(asList(t.variables))[0]?.value;
+  const subresources = new SubresourceTable(values);
+  for (const e of subresources.problems) errors.push(`${asList(t.variables)[0] ?? ""}: ${e}`);
   if (isObject(values)) {
     for (const ns of Array.isArray(values.namespaces) ? values.namespaces : []) if (isObject(ns)) namespaces.set(meta(ns, "name"), ns);
     for (const sel of Array.isArray(values.namespaceSelector) ? values.namespaceSelector : []) {
@@ -300,7 +325,7 @@ function loadSuite(s: Suite, errors: string[]): Loaded | undefined {
     providers,
     exceptions,
   };
-  return { mpols, mapNames, otherNames, session, resources, targets, ctx, ...(user !== undefined ? { user } : {}), ...(globalOperation !== undefined ? { globalOperation } : {}) };
+  return { mpols, mapNames, otherNames, session, resources, targets, ctx, subresources, ...(user !== undefined ? { user } : {}), ...(globalOperation !== undefined ? { globalOperation } : {}) };
 }
 
 interface ResourceRun {
@@ -310,9 +335,12 @@ interface ResourceRun {
 }
 
 function requestFor(l: Loaded, object: JsonObject, op: Operation): ReturnType<typeof newAdmissionRequest> {
+  // A resource of a subresource kind declared in the Values file is a request on that subresource.
+  const sub = l.subresources.lookup(object);
   return newAdmissionRequest(
     {
       operation: op,
+      ...(sub !== undefined ? { resource: sub.resource, subResource: sub.subResource } : {}),
       object: op === "DELETE" ? null : object,
       oldObject: op === "CREATE" ? null : object,
       ...(l.user !== undefined ? { userInfo: { username: l.user.username, groups: [...l.user.groups] } } : {}),
@@ -381,7 +409,30 @@ function resourceMatches(o: JsonObject, kind: string, ref: string): boolean {
   return meta(o, "name") === ref;
 }
 
-function runSuite(s: Suite, rows: Row[]): void {
+interface RunOptions {
+  readonly selector?: TestCaseSelector;
+  /** A line for stderr (a warning that changes the outcome). */
+  readonly warn: (line: string) => void;
+}
+
+/** The document of `file` (relative to the suite) that is `got` (same kind, name, namespace); undefined also when the file cannot be read. */
+function findPatched(s: Suite, file: string, got: JsonObject): { found?: JsonObject; readable: boolean } {
+  const docs = loadPaths([resolve(s.dir, file)], { numbers: "cel" });
+  const want = docs.documents.map((d) => d.value).filter(isObject);
+  const ns = (o: JsonObject): string => meta(o, "namespace") || "default";
+  const found = want.find((w) => w.kind === got.kind && meta(w, "name") === meta(got, "name") && (meta(w, "namespace") === "" || ns(w) === ns(got)));
+  return { ...(found !== undefined ? { found } : {}), readable: docs.errors.length === 0 };
+}
+
+/** A namespaced resource given without namespace is admitted in "default": an expectation with or without metadata.namespace: default is the same object. */
+function withoutDefaultNs(o: JsonObject): JsonObject {
+  if (!isObject(o.metadata) || (meta(o, "namespace") !== "default" && meta(o, "namespace") !== "")) return o;
+  const md = { ...o.metadata };
+  delete md.namespace;
+  return { ...o, metadata: md };
+}
+
+function runSuite(s: Suite, rows: Row[], options: RunOptions = { warn: () => {} }): void {
   const errors: string[] = [];
   const l = loadSuite(s, errors);
   const results = Array.isArray(s.test.results) ? s.test.results.filter(isObject) : [];
@@ -406,6 +457,8 @@ function runSuite(s: Suite, rows: Row[]): void {
     }
     const pool = mpol !== undefined && !runsAtAdmission(mpol) ? (l.targets.length > 0 ? l.targets : l.resources) : l.resources;
     if (refs.length === 0) refs = pool.filter((o) => kind === "" || o.kind === kind).map((o) => (meta(o, "namespace") !== "" ? `${meta(o, "namespace")}/${meta(o, "name")}` : meta(o, "name")));
+    const selector = options.selector;
+    if (selector !== undefined) refs = refs.filter((ref) => selects(selector, policyRef, ref));
     for (const ref of refs) {
       const row = (outcome: Row["outcome"], reason: string, message?: string): void => {
         rows.push({ suite: suiteName, policy: policyRef, resource: `${kind !== "" ? `${kind}/` : ""}${ref}`, expected, outcome, reason, ...(message !== undefined ? { message } : {}) });
@@ -439,6 +492,15 @@ function runSuite(s: Suite, rows: Row[]): void {
         // with an empty response: 'kyverno test' reports the row as Excluded and counts it as a pass
         // (suite sample-policy-exclusion). A MAP that does not match gives no response: Not found.
         const excluded = expected === "skip" || (mpol !== undefined && outcome !== undefined);
+        // No false pass: when the row names a patched resource for it, the unmutated resource must
+        // equal that expectation (a policy that never ran cannot have made the expected change).
+        if (excluded && expected === "pass" && typeof r.patchedResources === "string") {
+          const { found } = findPatched(s, r.patchedResources, resource);
+          if (found !== undefined && firstDifference(tidy(withoutDefaultNs(found)), tidy(withoutDefaultNs(resource))) !== undefined) {
+            row("fail", "Excluded, resource diff", `the policy did not run on ${kind} ${ref} (${outcome?.message ?? "its match constraints do not select it"}), so it is not the one in ${r.patchedResources}`);
+            continue;
+          }
+        }
         row(excluded ? "pass" : "fail", excluded ? "Excluded" : "Not found", outcome?.message);
         continue;
       }
@@ -450,25 +512,20 @@ function runSuite(s: Suite, rows: Row[]): void {
         continue;
       }
       if ((expected === "pass" || comparesPatch) && typeof r.patchedResources === "string") {
-        const docs = loadPaths([resolve(s.dir, r.patchedResources)], { numbers: "cel" });
-        const want = docs.documents.map((d) => d.value).filter(isObject);
         const got = outcome.object;
-        const ns = (o: JsonObject): string => meta(o, "namespace") || "default";
-        const match = want.find((w) => got !== null && w.kind === got.kind && meta(w, "name") === meta(got, "name") && (meta(w, "namespace") === "" || ns(w) === ns(got)));
+        const { found: match, readable } = got !== null ? findPatched(s, r.patchedResources, got) : { readable: true };
         if (match === undefined || got === null) {
           // No document for this resource in the file: the patched object cannot equal it.
           if (comparesPatch) row("pass", "Ok", `no ${kind} ${ref} in ${r.patchedResources}: differs as expected`);
-          else row("fail", "Patched resource not found", `no ${kind} ${ref} in ${r.patchedResources}`);
+          else if (readable && r.failOnMissingResources !== true) {
+            // kyverno test: a resource not in the patched-resource manifest is skipped with a warning
+            // unless the result sets failOnMissingResources.
+            const msg = `no ${kind} ${ref} in ${r.patchedResources}: not compared (set failOnMissingResources: true to fail)`;
+            options.warn(`warning: ${suiteName}: ${policyRef}: ${msg}`);
+            row("skip", "Not in patchedResources", msg);
+          } else row("fail", "Patched resource not found", `no ${kind} ${ref} in ${r.patchedResources}`);
           continue;
         }
-        // A namespaced resource given without namespace is admitted in "default": an expectation
-        // with or without metadata.namespace: default is the same object.
-        const withoutDefaultNs = (o: JsonObject): JsonObject => {
-          if (!isObject(o.metadata) || (meta(o, "namespace") !== "default" && meta(o, "namespace") !== "")) return o;
-          const md = { ...o.metadata };
-          delete md.namespace;
-          return { ...o, metadata: md };
-        };
         const diff = firstDifference(tidy(withoutDefaultNs(match)), tidy(withoutDefaultNs(got)));
         if (comparesPatch) {
           if (diff === undefined) row("fail", "Want fail, got pass", "the patched resource equals the expected one");
@@ -489,6 +546,62 @@ function xml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
+/**
+ * `--lint`: celmap lint on what the suite runs: its MutatingAdmissionPolicies (a MAP without binding
+ * gets the implicit one Kyverno's CLI gives it), Kyverno MutatingPolicies and exceptions, param
+ * resources and the CRDs of its clusterResources; its resources are the samples. One failed row per
+ * finding; other policy kinds are left out.
+ */
+function lintSuite(s: Suite, rows: Row[]): void {
+  const errors: string[] = [];
+  const load = (paths: readonly string[], base = s.dir): LoadedDocument[] => {
+    if (paths.length === 0) return [];
+    const r = loadPaths(paths.map((p) => resolve(base, p)), { numbers: "cel" });
+    errors.push(...r.errors.map(formatLoadError));
+    return r.documents;
+  };
+  const docs: LoadedDocument[] = [];
+  for (const d of load([...asList(s.test.policies), ...asList(s.test.exceptions)])) {
+    const v = d.value;
+    if (!isObject(v)) continue;
+    const map = typeof v.apiVersion === "string" && v.apiVersion.startsWith("admissionregistration.k8s.io/") && MAP_KINDS.has(String(v.kind));
+    if (map || isKyvernoMutatingPolicy(v) || isKyvernoPolicyException(v)) docs.push(d);
+  }
+  const bound = new Set(docs.flatMap((d) => (isObject(d.value) && d.value.kind === "MutatingAdmissionPolicyBinding" && isObject(d.value.spec) ? [String(d.value.spec.policyName)] : [])));
+  for (const d of [...docs]) {
+    const v = d.value as JsonObject;
+    if (v.kind !== "MutatingAdmissionPolicy" || bound.has(meta(v, "name"))) continue;
+    docs.push(synthetic({ apiVersion: String(v.apiVersion), kind: "MutatingAdmissionPolicyBinding", metadata: { name: `${meta(v, "name")}-binding` }, spec: { policyName: meta(v, "name") } }, `${d.source.file} (implicit binding)`));
+  }
+  docs.push(...load(asList(s.test.paramResources)));
+  for (const d of load(asList(s.test.clusterResources))) {
+    const v = d.value;
+    if (!isObject(v)) continue;
+    if (v.kind === "ClusterResource" && isObject(v.spec)) docs.push(...load(asList(v.spec.crds), dirname(d.source.file)));
+    else if (v.kind === "CustomResourceDefinition") docs.push(d);
+  }
+  const samples = load(asList(s.test.resources));
+  const run = errors.length > 0 ? { errors, report: undefined } : lintDocuments(docs, samples);
+  if (run.report === undefined) {
+    rows.push({ suite: s.file, policy: "", resource: "", expected: "lint", outcome: "fail", reason: "Lint: bad input", message: run.errors.join("; ") });
+    return;
+  }
+  for (const finding of run.report.findings) {
+    const w = finding.witness?.object;
+    const md = w !== undefined && isObject(w.metadata) ? w.metadata : {};
+    rows.push({
+      suite: s.file,
+      policy: finding.policies.map((p) => p.name).join(", "),
+      resource: w !== undefined ? `${String(w.kind)}/${typeof md.namespace === "string" ? `${md.namespace}/` : ""}${String(md.name ?? "")}${finding.witness?.origin === "generated" ? " (generated)" : ""}` : "",
+      expected: "lint",
+      outcome: "fail",
+      reason: `Lint: ${finding.check}`,
+      message: finding.message,
+    });
+  }
+  if (run.report.findings.length === 0) rows.push({ suite: s.file, policy: "(all)", resource: "", expected: "lint", outcome: "pass", reason: "Lint: clean" });
+}
+
 export function junitReport(rows: readonly Row[]): string {
   const suites = new Map<string, Row[]>();
   for (const r of rows) {
@@ -503,6 +616,7 @@ export function junitReport(rows: readonly Row[]): string {
     for (const r of list) {
       out += `    <testcase classname="${xml(r.policy)}" name="${xml(`${r.resource} ${r.expected}`)}">`;
       if (r.outcome === "fail") out += `<failure message="${xml(r.reason)}">${xml(r.message ?? "")}</failure>`;
+      if (r.outcome === "skip") out += `<skipped message="${xml(r.message ?? r.reason)}"></skipped>`;
       out += "</testcase>\n";
     }
     out += "  </testsuite>\n";
@@ -523,7 +637,25 @@ async function runTest(args: ParsedArgs, io: CliIo): Promise<number> {
   const junit = typeof args.values["junit"] === "string" ? args.values["junit"] : undefined;
   const failOnly = args.values["fail-only"] === true;
   const detailed = args.values["detailed-results"] === true;
-  const p = palette(colorWanted(process.stdout.isTTY));
+  const p = palette(args.values["remove-color"] !== true && colorWanted(process.stdout.isTTY));
+  let selector: TestCaseSelector | undefined;
+  if (typeof args.values["test-case-selector"] === "string") {
+    try {
+      selector = parseTestCaseSelector(args.values["test-case-selector"]);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  if (junit !== undefined) {
+    const dir = dirname(resolve(junit));
+    let isDir = false;
+    try {
+      isDir = statSync(dir).isDirectory();
+    } catch {
+      /* reported below */
+    }
+    if (!isDir) throw new UsageError(`--junit ${junit}: the directory ${dir} does not exist`);
+  }
   const files: string[] = [];
   for (const d of args.positionals) findTests(d, name, files);
   if (files.length === 0) {
@@ -546,7 +678,8 @@ async function runTest(args: ParsedArgs, io: CliIo): Promise<number> {
       continue;
     }
     const start = rows.length;
-    runSuite({ file, dir: dirname(file), test }, rows);
+    runSuite({ file, dir: dirname(file), test }, rows, { ...(selector !== undefined ? { selector } : {}), warn: (line) => io.stderr(`${line}\n`) });
+    if (args.values["lint"] === true) lintSuite({ file, dir: dirname(file), test }, rows);
     const mine = rows.slice(start).filter((r) => !failOnly || r.outcome === "fail");
     if (mine.length === 0) continue;
     const header = ["ID", "POLICY", "RULE", "RESOURCE", "RESULT", "REASON", ...(detailed ? ["MESSAGE"] : [])];
@@ -555,7 +688,7 @@ async function runTest(args: ParsedArgs, io: CliIo): Promise<number> {
       r.policy,
       "",
       r.resource,
-      r.outcome === "pass" ? "Pass" : r.outcome === "fail" ? "Fail" : "Not run",
+      r.outcome === "pass" ? "Pass" : r.outcome === "fail" ? "Fail" : r.outcome === "skip" ? "Skip" : "Not run",
       r.reason,
       ...(detailed ? [r.message ?? ""] : []),
     ]);
@@ -566,7 +699,18 @@ async function runTest(args: ParsedArgs, io: CliIo): Promise<number> {
   const passed = rows.filter((r) => r.outcome === "pass").length;
   const failed = rows.filter((r) => r.outcome === "fail").length;
   const notRun = rows.filter((r) => r.outcome === "not-run").length;
-  if (junit !== undefined) writeFileSync(junit, junitReport(rows));
-  io.stdout(`${passed} passed, ${failed} failed${notRun > 0 ? ` (${notRun} results of other policy kinds not run)` : ""}\n`);
+  const skipped = rows.filter((r) => r.outcome === "skip").length;
+  if (junit !== undefined) {
+    try {
+      writeFileSync(junit, junitReport(rows));
+    } catch (e) {
+      io.stderr(`celmap test: cannot write the JUnit report ${junit}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+      return 1;
+    }
+  }
+  // kyverno test's last line (skipped rows are not compared: counted neither way, said apart).
+  const extra = [skipped > 0 ? `${skipped} not compared` : "", notRun > 0 ? `${notRun} results of other policy kinds not run` : ""].filter((x) => x !== "");
+  const summary = failOnly ? `Test Summary: ${failed} out of ${passed + failed} tests failed` : `Test Summary: ${passed} tests passed and ${failed} tests failed`;
+  io.stdout(`${summary}${extra.length > 0 ? ` (${extra.join(", ")})` : ""}\n`);
   return failed > 0 ? 1 : ExitCode.ok;
 }

@@ -18,6 +18,27 @@ import { namespaceLookup, type Admission } from "../../engine/index.js";
 const API_VERSIONS = ["v1", "v1beta1", "v1alpha1"] as const;
 const KUBE_VERSIONS = ["1.32", "1.33", "1.34", "1.35", "1.36"] as const;
 
+/**
+ * The first minor release serving each admissionregistration.k8s.io version of
+ * MutatingAdmissionPolicy: v1alpha1 in 1.32 (behind the MutatingAdmissionPolicy feature gate),
+ * v1beta1 in 1.34, v1 in 1.36.
+ */
+const FIRST_SERVED: Readonly<Record<string, number>> = { v1alpha1: 32, v1beta1: 34, v1: 36 };
+
+/** Why policies of `apiVersion` cannot run on `minKubernetes`, naming the version it serves. */
+function unservedApiVersion(apiVersion: string, minKubernetes: string): string | undefined {
+  const minor = Number(minKubernetes.split(".")[1]);
+  const first = FIRST_SERVED[apiVersion];
+  if (first === undefined || minor >= first) return undefined;
+  const served = Object.entries(FIRST_SERVED)
+    .filter(([, f]) => f <= minor)
+    .sort((a, b) => b[1] - a[1])[0]![0];
+  return (
+    `--api-version ${apiVersion} is served from Kubernetes 1.${first}; Kubernetes ${minKubernetes} serves MutatingAdmissionPolicy as ` +
+    `${served} (give --api-version ${served}, or a --min-kubernetes of 1.${first} or later)`
+  );
+}
+
 const OPTIONS: readonly OptionSpec[] = [
   {
     name: "filename",
@@ -53,6 +74,14 @@ const OPTIONS: readonly OptionSpec[] = [
     placeholder: "yaml|json",
     description: "yaml (default): the policies then the bindings as YAML documents; json: one object {policies, bindings, verdicts}.",
   },
+  {
+    name: "form",
+    type: "string",
+    placeholder: "readable|exact",
+    description:
+      "readable (default): the simplest form that is provably Gatekeeper's result (an ApplyConfiguration or a JSONPatch without type guards, as a person would write it) where there is one; exact: always the guarded JSONPatch walk of every location (for a diff; both give the same results).",
+  },
+  { name: "explain", type: "boolean", description: "Print on stderr, per mutator, the policy that carries it, the form chosen (ApplyConfiguration or JSONPatch, readable or the full walk), its passes, and why." },
   { name: "strict", type: "boolean", description: "Exit 1 unless every mutator translates exactly (a difference or a refusal fails)." },
   {
     name: "no-fast-path",
@@ -87,7 +116,7 @@ export const translateCommand: Command = {
   summary: "Translate Gatekeeper mutators and Kyverno MutatingPolicies into MutatingAdmissionPolicies and bindings, with a verdict per input.",
   usage:
     "celmap translate -f <mutators>... [--api-version v1|v1beta1|v1alpha1] [--min-kubernetes 1.32|…|1.36] " +
-    "[--failure-policy Fail|Ignore] [--no-fast-path] [-o yaml|json] [--strict]",
+    "[--failure-policy Fail|Ignore] [--no-fast-path] [--form readable|exact] [--explain] [-o yaml|json] [--strict]",
   description:
     "Compiles Gatekeeper mutators into MutatingAdmissionPolicies that kube-apiserver runs itself (no webhook): scoping " +
     "in matchConstraints and matchConditions, JSONPatch mutations (ApplyConfiguration where provably equal), " +
@@ -189,6 +218,16 @@ export function formatVerdict(v: Verdict, p: Palette): string {
   return lines.join("\n") + "\n";
 }
 
+/** `--explain`: which policy carries the mutator, the form chosen and why. */
+export function formatExplanation(v: Verdict): string {
+  if (v.form === undefined || v.policy === undefined) return `  explain: not emitted\n`;
+  const f = v.form;
+  return (
+    `  explain: policy ${v.policy}, ${f.readable ? "readable" : "full-walk"} ${f.patchType}, ${f.passes} pass${f.passes === 1 ? "" : "es"}\n` +
+    `  explain: why: ${f.why}\n`
+  );
+}
+
 async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   if (args.positionals.length > 0) {
     throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}: give mutator files or directories with -f`);
@@ -203,11 +242,18 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   if (minKubernetes !== undefined && !(KUBE_VERSIONS as readonly string[]).includes(minKubernetes)) {
     throw new UsageError(`--min-kubernetes must be one of ${KUBE_VERSIONS.join(", ")}, got ${JSON.stringify(minKubernetes)}`);
   }
+  if (minKubernetes !== undefined) {
+    const problem = unservedApiVersion(apiVersion, minKubernetes);
+    if (problem !== undefined) throw new UsageError(problem);
+  }
   const failurePolicy = str(args, "failure-policy") ?? "Fail";
   if (failurePolicy !== "Fail" && failurePolicy !== "Ignore") throw new UsageError(`--failure-policy must be Fail or Ignore, got ${JSON.stringify(failurePolicy)}`);
   const output = str(args, "output") ?? "yaml";
   if (output !== "yaml" && output !== "json") throw new UsageError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
   const strict = args.values["strict"] === true;
+  const form = str(args, "form") ?? "readable";
+  if (form !== "readable" && form !== "exact") throw new UsageError(`--form must be readable or exact, got ${JSON.stringify(form)}`);
+  const explain = args.values["explain"] === true;
   const errColor = palette(colorWanted(process.stderr.isTTY));
 
   const errors: string[] = [];
@@ -246,6 +292,7 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
     ...(minKubernetes !== undefined ? { minKubernetes } : {}),
     failurePolicy,
     fastPath: args.values["no-fast-path"] !== true,
+    form,
   });
   if (t.issues.length > 0) {
     for (const i of t.issues) io.stderr(`${errColor.red("internal error")}: the translation does not validate: ${i}\n`);
@@ -265,6 +312,7 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   let exact = 0;
   for (const v of t.verdicts) {
     io.stderr(formatVerdict(v, errColor));
+    if (explain) io.stderr(formatExplanation(v));
     if (v.verdict === "exact") exact++;
   }
   let kExact = 0;

@@ -2,7 +2,8 @@
  * `celmap webhook -f <files/dirs>... --tls-cert <file> --tls-key <file> [...]`: serve the
  * MutatingAdmissionPolicy pipeline as a mutating admission webhook (src/webhook).
  */
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_TIMEOUT_MS } from "../../webhook/defaults.js";
+import { DEFAULT_CLIENT_CN, DEFAULT_HEALTH_ADDR, DEFAULT_MAX_BODY_BYTES, DEFAULT_METRICS_ADDR, DEFAULT_PORT, DEFAULT_TIMEOUT_MS } from "../../webhook/defaults.js";
+import { DEFAULT_CIPHER_SUITES } from "../../webhook/tls-suites.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 
@@ -35,7 +36,43 @@ const OPTIONS: readonly OptionSpec[] = [
   },
   { name: "tls-cert", type: "string", placeholder: "<file>", description: "Serving certificate (PEM, with its chain). Reloaded on change." },
   { name: "tls-key", type: "string", placeholder: "<file>", description: "Serving key (PEM). Reloaded on change." },
-  { name: "client-ca", type: "string", placeholder: "<file>", description: "Require client certificates signed by this CA (PEM)." },
+  { name: "client-ca", type: "string", placeholder: "<file>", description: "Require client certificates signed by this CA (PEM), with a common name from --client-cn." },
+  {
+    name: "client-cn",
+    type: "string",
+    placeholder: "<names>",
+    description: `With --client-ca: the common names allowed, comma-separated (default ${DEFAULT_CLIENT_CN}, as Gatekeeper's --client-cn-name); "" allows any certificate the CA signed.`,
+  },
+  {
+    name: "tls-min-version",
+    type: "string",
+    placeholder: "1.2|1.3",
+    description: "Lowest TLS version (default 1.2; TLS 1.3 is always offered).",
+  },
+  {
+    name: "tls-cipher-suites",
+    type: "string",
+    placeholder: "<suites>",
+    description: `TLS 1.2 cipher suites, comma-separated, IANA names as in Go and Kubernetes (or OpenSSL names). Default: forward-secret AEAD only (${DEFAULT_CIPHER_SUITES.join(", ")}).`,
+  },
+  {
+    name: "health-addr",
+    type: "string",
+    placeholder: "<[host]:port>",
+    description: `Plain-HTTP address of /healthz and /readyz (default ${DEFAULT_HEALTH_ADDR}; with --workers the primary serves it); "" serves them on the webhook port only.`,
+  },
+  {
+    name: "metrics-addr",
+    type: "string",
+    placeholder: "<[host]:port>",
+    description: `Plain-HTTP address of /metrics (default ${DEFAULT_METRICS_ADDR}); "" serves it on the webhook port.`,
+  },
+  {
+    name: "allow-empty",
+    type: "boolean",
+    description: "Start, and reload, with an empty or missing policy source. Without it the webhook exits 1 at start-up without a usable policy set, and an empty source never replaces one.",
+  },
+  { name: "log-sample", type: "string", placeholder: "<n>", description: "Log one in n successful admissions at info (default 1: every one; failures and denials always)." },
   { name: "port", type: "string", placeholder: "<port>", description: `Port to listen on (default ${DEFAULT_PORT}).` },
   { name: "address", type: "string", placeholder: "<ip>", description: "Address to listen on (default: all interfaces)." },
   { name: "workers", type: "string", placeholder: "<n>", description: "Worker processes sharing the port (default 1; use the replica's core count)." },
@@ -98,8 +135,8 @@ export const webhookCommand: Command = {
   description:
     "Runs an HTTPS server that answers kube-apiserver's AdmissionReview (admission.k8s.io/v1) requests on /mutate with the " +
     "MutatingAdmissionPolicy pipeline celmap evaluates offline: the same matching, CEL, patches, failure policies and " +
-    "reinvocation, returned as a base64 JSONPatch. /healthz, /readyz (ready once the policies are loaded) and /metrics " +
-    "(Prometheus) are served on the same port; logs are JSON lines on stdout. SIGTERM drains in-flight requests and exits. " +
+    "reinvocation, returned as a base64 JSONPatch. /healthz and /readyz (ready once the policies are loaded) are served on " +
+    "--health-addr and /metrics (Prometheus) on --metrics-addr, plain HTTP; logs are JSON lines on stdout, one per admission. SIGTERM drains in-flight requests and exits. " +
     "Namespaces not given as Namespace objects are seen with only their kubernetes.io/metadata.name label.",
   options: OPTIONS,
   examples: [
@@ -135,6 +172,28 @@ export const webhookCommand: Command = {
     const address = stringOpt(args, "address");
     const namespace = stringOpt(args, "namespace") ?? process.env["POD_NAMESPACE"];
     const logLevel = stringOpt(args, "log-level");
+    const clientCn = stringOpt(args, "client-cn");
+    if (clientCn !== undefined && clientCa === undefined) throw new UsageError("--client-cn needs --client-ca");
+    const minVersion = stringOpt(args, "tls-min-version");
+    if (minVersion !== undefined && minVersion !== "1.2" && minVersion !== "1.3") throw new UsageError(`--tls-min-version must be 1.2 or 1.3, got ${JSON.stringify(minVersion)}`);
+    const suites = stringOpt(args, "tls-cipher-suites")?.split(",").map((x) => x.trim()).filter((x) => x !== "");
+    if (suites !== undefined) {
+      const { cipherList } = await import("../../webhook/tls-suites.js");
+      try {
+        cipherList(suites);
+      } catch (e) {
+        throw new UsageError(`--tls-cipher-suites: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    const addr = (name: string, dflt: string): string | undefined => {
+      const v = stringOpt(args, name) ?? dflt;
+      if (v === "") return undefined;
+      if (!/^(\[[^\]]+\]|[^:]*):\d{1,5}$/.test(v)) throw new UsageError(`--${name} must be [host]:port (e.g. :9090 or 127.0.0.1:9090), got ${JSON.stringify(v)}`);
+      return v;
+    };
+    const healthAddress = addr("health-addr", DEFAULT_HEALTH_ADDR);
+    const metricsAddress = addr("metrics-addr", DEFAULT_METRICS_ADDR);
+    const logSample = positiveInt("log-sample", stringOpt(args, "log-sample"), 1, 1_000_000);
     if (logLevel !== undefined && !["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(logLevel)) {
       throw new UsageError(`--log-level must be fatal, error, warn, info, debug or trace, got ${JSON.stringify(logLevel)}`);
     }
@@ -152,7 +211,18 @@ export const webhookCommand: Command = {
             },
           }
         : {}),
-      tls: { certFile: cert, keyFile: key, ...(clientCa !== undefined ? { clientCaFile: clientCa } : {}) },
+      tls: {
+        certFile: cert,
+        keyFile: key,
+        ...(clientCa !== undefined ? { clientCaFile: clientCa } : {}),
+        ...(minVersion !== undefined ? { minVersion } : {}),
+        ...(suites !== undefined ? { cipherSuites: suites } : {}),
+      },
+      ...(clientCn !== undefined ? { clientCommonNames: clientCn.split(",").map((x) => x.trim()).filter((x) => x !== "") } : {}),
+      ...(healthAddress !== undefined ? { healthAddress } : {}),
+      ...(metricsAddress !== undefined ? { metricsAddress } : {}),
+      ...(logSample !== undefined ? { logSample } : {}),
+      ...(args.values["allow-empty"] === true ? { allowEmpty: true } : {}),
       failurePolicy,
       ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
       ...(port !== undefined ? { port } : {}),

@@ -114,7 +114,7 @@ export function autogen(policy: Json): AutogenResult {
     const targets = (mapping.get(name) as Target[]).sort(
       (a, b) => cmp(a.group, b.group) || cmp(a.version, b.version) || cmp(a.resource, b.resource) || cmp(a.kind, b.kind),
     );
-    const s = JSON.parse(JSON.stringify(spec)); // not structuredClone: shared sub-objects must not be rewritten twice
+    const s = treeCopy(spec); // not structuredClone: shared sub-objects must not be rewritten twice
     const operations = spec.matchConstraints.resourceRules[0].operations;
     s.matchConstraints = matchConstraints(targets, operations, spec.matchConstraints.namespaceSelector);
     const where = (what: string) => `${name}: ${what}`;
@@ -351,4 +351,19 @@ function withMetadataOperand(e: Expr, operand: Expr): Expr {
   if (e.kind === "select") return { ...e, operand };
   const c = e as Extract<Expr, { kind: "call" }>;
   return { ...c, args: [operand, c.args[1] as Expr] };
+}
+
+/**
+ * A deep copy in which every occurrence of a shared sub-object becomes its own copy (as a JSON round
+ * trip makes), keeping `bigint` integers (which JSON.stringify rejects: a policy loaded with exact
+ * integers, e.g. a `value: 0` in a patch, must not crash autogen).
+ */
+function treeCopy<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(treeCopy) as T;
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = treeCopy(x);
+    return out as T;
+  }
+  return v;
 }

@@ -16,6 +16,9 @@ import { runTranslated } from "./run.js";
 
 /** The object as MAP hands it back, without the fields the apiserver's Go serialisation adds. */
 export function normalizeResult(v: unknown, input: unknown): unknown {
+  // JSON has one number type: the pipeline keeps an integer an apply configuration wrote as
+  // an int64 (bigint); within 2^53 it is the same JSON number as Gatekeeper's.
+  if (typeof v === "bigint") return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
   if (typeof v !== "object" || v === null) return v;
   if (Array.isArray(v)) return v.map((x, i) => normalizeResult(x, Array.isArray(input) ? input[i] : undefined));
   const out: Record<string, unknown> = {};

@@ -85,7 +85,8 @@ import { assignMetadataBundle, mutationCel } from "./mutations.js";
 import { mergeable } from "./merge.js";
 import { labelWritten, readsLabel, schedule } from "./passes.js";
 import { schemaProblems } from "./schema-check.js";
-import { applyToCel, matchConditions, namespaceSelectorGuard, NS, resourceRules, wildcardCel, type Condition } from "./scope.js";
+import { simpleForm } from "./simple.js";
+import { applyToCel, knownKinds, matchConditions, namespaceSelectorGuard, NS, resourceRules, wildcardCel, type Condition, type MatchOptions } from "./scope.js";
 import type { LabelSelector } from "../types.js";
 
 /** At most this many mutations are merged into one (keeps each expression's cost estimate small). */
@@ -163,6 +164,12 @@ export interface TranslateOptions {
    * policy then matches only when it did not.
    */
   readonly fastPath?: boolean;
+  /**
+   * `readable` (default): the simplest form that is provably Gatekeeper's result (an
+   * ApplyConfiguration as a person would write it, `simple.ts`) where there is one; `exact`:
+   * always the guarded JSONPatch walk (for a diff against the readable form).
+   */
+  readonly form?: "readable" | "exact";
   /** Prefix of policy and binding names (default `gatekeeper-`). */
   readonly namePrefix?: string;
   /** Kind → resource for resource rules (default: the built-in catalog; unknown kinds get `*`). */
@@ -204,6 +211,11 @@ export interface Verdict {
   readonly notes: readonly string[];
   /** The policy that carries it (absent: not emitted). */
   readonly policy?: string;
+  /**
+   * The form of its mutation (absent: not emitted): the patch type, whether it is the readable
+   * form (`simple.ts`) or the full JSONPatch walk, why that form, and the passes it runs.
+   */
+  readonly form?: { readonly patchType: "ApplyConfiguration" | "JSONPatch"; readonly readable: boolean; readonly why: string; readonly passes: number };
 }
 
 export type JsonObject = Record<string, unknown>;
@@ -250,6 +262,9 @@ interface Entry {
   readonly notes: string[];
   expression?: string;
   patchType?: "ApplyConfiguration" | "JSONPatch";
+  /** The readable form (simple.ts) was chosen; why. */
+  simple?: boolean;
+  why?: string;
 }
 
 function mutationEntry(patchType: "ApplyConfiguration" | "JSONPatch", expression: string): JsonObject {
@@ -341,11 +356,11 @@ function policyName(prefix: string, group: readonly Mutator[], used: Set<string>
  * Guard conditions of one mutator (everything Gatekeeper matches on); `namespaces: false` for a
  * policy that never matches a Namespace (see `matchConditions`).
  */
-function guardConditions(m: Mutator, applyToImplied = false, namespaces = true): Condition[] {
+function guardConditions(m: Mutator, applyToImplied = false, namespaces = true, more: MatchOptions = {}): Condition[] {
   const out: Condition[] = [];
   const at = applyToImplied ? undefined : applyToCel(m);
   if (at !== undefined) out.push({ name: "gatekeeper-apply-to", expression: at });
-  out.push(...matchConditions(m.match, { namespaces }));
+  out.push(...matchConditions(m.match, { namespaces, ...more }));
   return out;
 }
 
@@ -454,7 +469,9 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "refused", reasons, notes });
       continue;
     }
-    const cel = mutationCel(m, new Names());
+    // The readable form where it is provably the same (simple.ts), else the exact JSONPatch walk.
+    const simple = options.form === "exact" ? undefined : simpleForm(m);
+    const cel = simple !== undefined ? { ...simple, usesFlatten: false } : mutationCel(m, new Names());
     if (cel.usesFlatten && !hasFlatten) {
       reasons.push({ path: "spec.location", message: "refused: list traversal needs list.flatten() (CEL lists extension), available in MAP from Kubernetes 1.34" });
       verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "refused", reasons, notes });
@@ -489,7 +506,16 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         message: "difference: failurePolicy Ignore drops only the failing policy's mutation; Gatekeeper drops every mutation of the request on any error",
       });
     }
-    entries.push({ m, verdict: diffs.length > 0 ? "difference" : "exact", reasons: diffs, notes, expression: cel.expression, patchType: cel.patchType });
+    entries.push({
+      m,
+      verdict: diffs.length > 0 ? "difference" : "exact",
+      reasons: diffs,
+      notes,
+      expression: cel.expression,
+      patchType: cel.patchType,
+      simple: simple !== undefined,
+      why: simple?.why ?? (cel.patchType === "ApplyConfiguration" ? "AssignMetadata: labels and annotations are granular maps, so an apply sets exactly the absent key" : "the full JSONPatch walk: only it is exact here (creating elements, pathTests, sets, image parsing, or a schemaless kind)"),
+    });
   }
 
   // 4. Groups (union-find over the interference relation).
@@ -506,6 +532,21 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     if (!groups.has(r)) groups.set(r, []);
     groups.get(r)!.push(e);
   });
+  // The readable forms are for mutators that interact with no other: a group's passes, merges
+  // and fast path are proved for the full walk, which also fails where Gatekeeper fails on an
+  // element of the wrong shape that another member's write can meet.
+  for (const g of groups.values()) {
+    if (g.length < 2) continue;
+    for (const e of g) {
+      if (e.simple !== true) continue;
+      const c = mutationCel(e.m, new Names());
+      if (c.usesFlatten && !hasFlatten) continue;
+      e.expression = c.expression;
+      e.patchType = c.patchType;
+      e.simple = false;
+      e.why = "grouped with interacting mutators: the full JSONPatch walk, whose passes and merges are proved for the group";
+    }
+  }
 
   // 5. Bundles: with failurePolicy Fail, independent groups that give the same resource rules
   // share one policy (each member guarded by its own match criteria), so the apiserver matches
@@ -583,13 +624,20 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       // takes Gatekeeper two passes to settle). When it is the only mutator of the system,
       // Gatekeeper allows two passes, the second of which must change nothing: the second
       // mutation then fails where one more run would still change the object.
-      const passes = Math.min(systemSize, schedule([m])?.passes ?? 1);
+      // The readable forms (simple.ts) write constants: idempotent by construction, one pass.
+      const passes = e.simple === true ? 1 : Math.min(systemSize, schedule([m])?.passes ?? 1);
       passesOf.set(e, passes);
-      const more = (schedule([m])?.passes ?? 1) > passes && e.patchType === "JSONPatch";
-      const constraints: JsonObject = { resourceRules: resourceRules(m, catalog), matchPolicy: "Exact" };
+      const more = e.simple !== true && (schedule([m])?.passes ?? 1) > passes && e.patchType === "JSONPatch";
+      // Criteria the resource rules already decide are left out: applyTo when the rules name
+      // exactly its kinds and operations, match.kinds and a Namespaced scope when every kind the
+      // rules admit meets them, and the scope itself goes to the rules (same semantics).
+      const known = knownKinds(m, catalog);
+      const applyToImplied = known !== undefined && m.kind !== "AssignMetadata" && m.applyTo.every((a) => effectiveOperations(a).some((o) => o === "CREATE" || o === "UPDATE"));
+      const scope = m.match.scope === "Namespaced" || m.match.scope === "Cluster" ? m.match.scope : "*";
+      const constraints: JsonObject = { resourceRules: resourceRules(m, catalog).map((r) => ({ ...r, scope })), matchPolicy: "Exact" };
       const nsSel = andSelectors(webhook.selector, m.match.namespaceSelector);
       if (nsSel !== undefined) constraints.namespaceSelector = nsSel;
-      const conds = [...webhook.conditions, ...guardConditions(m)];
+      const conds = [...webhook.conditions, ...guardConditions(m, applyToImplied, true, { ...(known !== undefined ? { known } : {}), scopeInRules: true })];
       spec = {
         matchConstraints: constraints,
         ...(conds.length > 0 ? { matchConditions: conds } : {}),
@@ -813,7 +861,16 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         if (bundle.length > 1) {
           notes.push(`bundled in one policy with the other groups of the same resource rules (independent of this one); its match criteria guard its mutations (a comment names them)`);
         }
-        verdicts.push({ mutator: mutatorLabel(e.m), kind: e.m.kind, name: e.m.id.name, verdict: e.verdict, reasons: e.reasons, notes, policy: name });
+        verdicts.push({
+          mutator: mutatorLabel(e.m),
+          kind: e.m.kind,
+          name: e.m.id.name,
+          verdict: e.verdict,
+          reasons: e.reasons,
+          notes,
+          policy: name,
+          form: { patchType: e.patchType!, readable: e.simple === true, why: e.why ?? "", passes },
+        });
       }
     }
   }

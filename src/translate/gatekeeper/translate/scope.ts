@@ -27,6 +27,44 @@ export interface Condition {
   readonly expression: string;
 }
 
+/** A kind a policy's resource rules admit (all known: see {@link knownKinds}). */
+export interface KnownKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}
+
+export interface MatchOptions {
+  /** False for a policy whose resource rules never match a Namespace. */
+  readonly namespaces?: boolean;
+  /** Every kind the policy's resource rules can admit, when known: criteria they all meet are left out. */
+  readonly known?: readonly KnownKind[];
+  /** The policy's resource rules carry `match.scope` (rule `scope`), so no condition is needed. */
+  readonly scopeInRules?: boolean;
+}
+
+/**
+ * The kinds `m`'s own resource rules admit, when every applyTo entry names only kinds the
+ * catalog knows (undefined otherwise, and for AssignMetadata, whose rules are `*`).
+ */
+export function knownKinds(m: Mutator, catalog: ResourceCatalog): KnownKind[] | undefined {
+  if (m.kind === "AssignMetadata" || m.applyTo.length === 0) return undefined;
+  const out: KnownKind[] = [];
+  for (const a of m.applyTo) {
+    for (const group of a.groups ?? []) {
+      for (const version of a.versions ?? []) {
+        for (const kind of a.kinds ?? []) {
+          const info = catalog.resourceForKind({ group, version, kind });
+          if (info === undefined) return undefined;
+          out.push({ group, version, kind, namespaced: info.scope === "Namespaced" && !(group === "" && kind === "Namespace") });
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /** A Gatekeeper wildcard applied to the CEL string `x`. */
 export function wildcardCel(w: string, x: string): string {
   const pre = w.startsWith("*");
@@ -96,12 +134,17 @@ export function applyToCel(m: Mutator): string | undefined {
  * `namespaces: false`: for a policy whose resource rules never match a Namespace, where the
  * object's namespace is always the request's (the Namespace case is left out).
  */
-export function matchConditions(match: Match, opts: { readonly namespaces?: boolean } = {}): Condition[] {
-  const withNs = opts.namespaces !== false;
-  const ns = withNs ? NS : NS_NOT_NAMESPACE;
+export function matchConditions(match: Match, opts: MatchOptions = {}): Condition[] {
+  const known = opts.known;
+  // Every request the policy can see is of a namespaced kind: it has a namespace.
+  const allNamespaced = known !== undefined && known.every((k) => k.namespaced);
+  const withNs = opts.namespaces !== false && !allNamespaced;
+  const ns = allNamespaced ? "request.namespace" : withNs ? NS : NS_NOT_NAMESPACE;
   const out: Condition[] = [];
   const kinds = match.kinds ?? [];
-  if (kinds.length > 0) {
+  const any = (xs: readonly string[] | undefined, x: string) => (xs ?? []).length === 0 || (xs ?? []).some((y) => y === "*" || y === x);
+  const kindsHold = known !== undefined && known.every((k) => kinds.some((e) => any(e.kinds, k.kind) && any(e.apiGroups, k.group)));
+  if (kinds.length > 0 && !kindsHold) {
     const alts = kinds.map((k) => {
       const ks = k.kinds ?? [];
       const gs = k.apiGroups ?? [];
@@ -111,15 +154,17 @@ export function matchConditions(match: Match, opts: { readonly namespaces?: bool
     });
     if (!alts.includes("true")) out.push({ name: "gatekeeper-match-kinds", expression: alts.join(" || ") });
   }
-  if (match.scope === "Cluster") out.push({ name: "gatekeeper-match-scope", expression: `${withNs ? `${IS_NS} || ` : ""}request.?namespace.orValue("") == ""` });
-  if (match.scope === "Namespaced") out.push({ name: "gatekeeper-match-scope", expression: `${withNs ? `!${IS_NS} && ` : ""}request.?namespace.orValue("") != ""` });
+  if (opts.scopeInRules === true) {
+    // The policy's resource rules carry the scope (same semantics: see resourceRules' scope).
+  } else if (match.scope === "Cluster") out.push({ name: "gatekeeper-match-scope", expression: `${withNs ? `${IS_NS} || ` : ""}request.?namespace.orValue("") == ""` });
+  else if (match.scope === "Namespaced" && !allNamespaced) out.push({ name: "gatekeeper-match-scope", expression: `${withNs ? `!${IS_NS} && ` : ""}request.?namespace.orValue("") != ""` });
   const nss = match.namespaces ?? [];
   if (nss.length > 0) {
-    out.push({ name: "gatekeeper-match-namespaces", expression: namespaceIn(["", ...nss], ns) });
+    out.push({ name: "gatekeeper-match-namespaces", expression: namespaceIn(allNamespaced ? nss : ["", ...nss], ns) });
   }
   const ex = match.excludedNamespaces ?? [];
   if (ex.length > 0) {
-    out.push({ name: "gatekeeper-match-excluded-namespaces", expression: `${ns} == "" || !(${namespaceIn(ex, ns)})` });
+    out.push({ name: "gatekeeper-match-excluded-namespaces", expression: allNamespaced ? `!(${namespaceIn(ex, ns)})` : `${ns} == "" || !(${namespaceIn(ex, ns)})` });
   }
   if (match.labelSelector !== undefined) {
     const s = selectorCel(match.labelSelector, LABELS);

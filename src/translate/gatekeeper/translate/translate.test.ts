@@ -106,13 +106,23 @@ describe("verdicts", () => {
     expect(t.policies).toEqual([]);
     expect(t.verdicts.map((v) => v.verdict)).toEqual(["exact", "exact", "exact"]);
   });
-  it("v1alpha1 before 1.34 refuses list traversals (no list.flatten)", () => {
-    const t = translate([{ ...base, metadata: { name: "g" }, spec: { applyTo, location: "spec.containers[name: *].image", parameters: { assign: { value: "i" } } } }], { apiVersion: "v1alpha1" });
+  it("v1alpha1 before 1.34 refuses list traversals (no list.flatten) in the exact form", () => {
+    const t = translate([{ ...base, metadata: { name: "g" }, spec: { applyTo, location: "spec.containers[name: *].image", parameters: { assign: { value: "i" } } } }], { apiVersion: "v1alpha1", form: "exact" });
     expect(t.verdicts[0]!.verdict).toBe("refused");
     const t2 = translate([{ ...base, metadata: { name: "g" }, spec: { applyTo, location: "spec.dnsPolicy", parameters: { assign: { value: "None" } } } }], { apiVersion: "v1alpha1" });
     expect(t2.verdicts[0]!.verdict).toBe("exact");
     expect(t2.issues).toEqual([]);
     expect(t2.policies[0]!.apiVersion).toBe("admissionregistration.k8s.io/v1alpha1");
+  });
+  it("v1alpha1 (1.32) translates a single glob of a constant in the readable form (transformList, no flatten)", () => {
+    const docs = [{ ...base, metadata: { name: "g" }, spec: { applyTo, location: "spec.containers[name: *].image", parameters: { assign: { value: "i" } } } }];
+    const t = translate(docs, { apiVersion: "v1alpha1" });
+    expect(t.verdicts[0]!.verdict).toBe("exact");
+    expect(t.issues).toEqual([]);
+    const expr = ((t.policies[0]!.spec as Obj).mutations as { jsonPatch: { expression: string } }[])[0]!.jsonPatch.expression;
+    expect(expr).toContain("object.spec.containers.transformList(i, c,");
+    expect(expr).not.toContain("flatten");
+    expectSameAsGatekeeper(docs, t);
   });
   it("emits v1beta1 objects that validate", () => {
     const t = translate(DOC_EXAMPLES_YAML.map((y) => parse(y)).slice(0, 3), { apiVersion: "v1beta1" });
@@ -168,7 +178,8 @@ describe("grouping and passes", () => {
   it("independent mutators of the same resource rules share one policy, their criteria named in a comment; merged where provably the same", () => {
     const docs = [assign("a", "spec.dnsPolicy", "None"), assign("b", "spec.hostname", "h")];
     ((docs[1] as Obj).spec as Obj).match = { namespaces: ["bar"] };
-    const t = translate(docs);
+    // The exact form (JSONPatch walks, which merge.ts joins); the readable one is tested below.
+    const t = translate(docs, { form: "exact" });
     expect(t.issues).toEqual([]);
     expect(t.policies).toHaveLength(1);
     const spec = t.policies[0]!.spec as { matchConditions?: unknown; mutations: { jsonPatch: { expression: string } }[] };
@@ -180,6 +191,18 @@ describe("grouping and passes", () => {
     expectSameAsGatekeeper(docs, t);
     // With failurePolicy Ignore a policy's error drops only its own mutations: no bundles.
     expect(translate(docs, { failurePolicy: "Ignore" }).policies).toHaveLength(2);
+  });
+  it("the same bundle in the readable form: one ApplyConfiguration per constant, guarded by its criteria", () => {
+    const docs = [assign("a", "spec.dnsPolicy", "None"), assign("b", "spec.hostname", "h")];
+    ((docs[1] as Obj).spec as Obj).match = { namespaces: ["bar"] };
+    const t = translate(docs);
+    expect(t.issues).toEqual([]);
+    expect(t.policies).toHaveLength(1);
+    const ms = (t.policies[0]!.spec as { mutations: { patchType: string; applyConfiguration: { expression: string } }[] }).mutations;
+    expect(ms.map((m) => m.patchType)).toEqual(["ApplyConfiguration", "ApplyConfiguration"]);
+    expect(ms[0]!.applyConfiguration.expression).toContain('Object{spec: Object.spec{dnsPolicy: "None"}}');
+    expect(ms[1]!.applyConfiguration.expression).toContain("// match: gatekeeper-match-namespaces");
+    expectSameAsGatekeeper(docs, t);
   });
   it("independent AssignMetadata mutators become one ApplyConfiguration", () => {
     const md = (name: string, location: string, assign: Obj, match?: Obj): Obj => ({
