@@ -8,7 +8,7 @@
  *    package.json `dependencies`, plus Node built-ins outside `src/cel`; never the
  *    development-only packages (reference CEL engines, conformance data,
  *    property-testing), which `npm ci --omit=dev` would not install.
- * 3. Folders import one way, down the layering (LAYERS: cel → policy/kube → admission →
+ * 3. Folders import one way, down the layering (LAYERS: cel → policy/kube → admission → validation →
  *    dialects/translate → engine → cli/webhook/conformance); the few imports that do not yet are
  *    listed, with why, in LAYER_EXCEPTIONS.
  * 4. Other folders import `src/engine` only through its `index.ts`; the engine is pure (no Node
@@ -98,15 +98,16 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   kube: ["cel"],
   policy: ["cel", "diag", "kube"],
   admission: ["cel", "diag", "kube", "policy"],
+  validation: ["cel", "diag", "kube", "policy", "admission"],
   translate: ["cel", "diag", "kube", "policy", "admission", "io"],
-  engine: ["cel", "diag", "io", "kube", "policy", "admission", "translate"],
-  webhook: ["cel", "diag", "io", "kube", "policy", "admission", "translate", "engine"],
-  conformance: ["cel", "diag", "io", "kube", "policy", "admission", "translate", "engine"],
+  engine: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate"],
+  webhook: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine"],
+  conformance: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine"],
   // celmap lint's analyses: over the engine, pure.
-  lint: ["cel", "diag", "kube", "policy", "admission", "translate", "engine"],
-  cli: ["cel", "diag", "io", "kube", "policy", "admission", "translate", "engine", "webhook", "conformance", "lint"],
+  lint: ["cel", "diag", "kube", "policy", "admission", "validation", "translate", "engine"],
+  cli: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "webhook", "conformance", "lint"],
   // src/index.ts: the package's public API re-exports.
-  "(root)": ["cel", "diag", "io", "kube", "policy", "admission", "translate", "engine", "webhook", "conformance", "cli", "lint"],
+  "(root)": ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "webhook", "conformance", "cli", "lint"],
 };
 
 /**

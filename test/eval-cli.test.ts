@@ -128,13 +128,17 @@ describe("celmap eval: outputs", () => {
     const pol = policy({ mutation: "Object{spec: Object.spec{terminationGracePeriodSeconds: object.spec.activeDeadlineSeconds - 1}}" });
     const f = file("big.yaml", pol);
     const pod = file("big-pod.yaml", POD.replace("spec:\n", "spec:\n  activeDeadlineSeconds: 9223372036854775807\n"));
-    const y = await evalCli("-f", f, "-r", pod);
+    // --no-validate: the apiserver would not store such a Pod (activeDeadlineSeconds is at most 2^31-1).
+    const y = await evalCli("-f", f, "-r", pod, "--no-validate");
     expect(y.code, y.stderr).toBe(0);
     expect(y.stdout).toContain("activeDeadlineSeconds: 9223372036854775807");
     expect(y.stdout).toContain("terminationGracePeriodSeconds: 9223372036854775806");
-    const j = await evalCli("-f", f, "-r", pod, "-o", "json");
+    const j = await evalCli("-f", f, "-r", pod, "-o", "json", "--no-validate");
     expect(j.stdout).toContain('"activeDeadlineSeconds": 9223372036854775807');
     expect(j.stdout).toContain('"value": 9223372036854775806');
+    const v = await evalCli("-f", f, "-r", pod);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toContain('Pod "web" is invalid: spec.activeDeadlineSeconds: Invalid value: 9223372036854775807: must be between 1 and 2147483647, inclusive');
   });
 
   it("a JSONPatch value beyond 2^53 becomes a string, as cel-go converts it, and the Pod fails to decode (500)", async () => {
@@ -146,7 +150,7 @@ describe("celmap eval: outputs", () => {
   });
 
   it("UPDATE with --old: oldObject is matched by kind, namespace and name", async () => {
-    const pol = policy({ mutation: "Object{metadata: Object.metadata{labels: {'previous-image': oldObject.spec.containers[0].image}}}" });
+    const pol = policy({ mutation: "Object{metadata: Object.metadata{annotations: {'previous-image': oldObject.spec.containers[0].image}}}" });
     const old = file("old.yaml", POD.replace("nginx:1.25", "nginx:1.24"));
     const r = await evalCli("-f", file("upd.yaml", pol), "-r", file("upd-pod.yaml", POD), "--old", old);
     expect(r.code, r.stderr).toBe(0);

@@ -26,9 +26,11 @@
  * End of pass: if any mutation succeeded, the end-of-pass reinvocation rule.
  *
  * The objects are plain JSON; CEL sees them through `fromJsonLazy` (integers are CEL ints; objects
- * are converted as far as expressions read them). Version
- * conversion is not modelled: an invocation matched through an equivalent resource sees the
- * request's object (request.kind/resource show the matched ones).
+ * are converted as far as expressions read them). Version conversion: with a `converter`, an
+ * invocation matched through an equivalent resource of another version sees the object and old
+ * object converted to the matched version, and its result is converted back to the request's
+ * version (as the apiserver's `VersionedAttributes` do); without one, it sees the request's object
+ * (request.kind/resource show the matched ones).
  */
 import { CelEvalError, fromJsonLazy, JsonObjectMap, type CelValue } from "../cel/index.js";
 import { CelCostLimitError, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from "../cel/cost-runtime.js";
@@ -51,6 +53,14 @@ import { normalizeTyped, pruneUnknownFields, strictTypedDecode } from "./typed-d
 import { costedVariables } from "./variables.js";
 import type { LazyVariables } from "../cel/k8s/environment.js";
 import type { CompilablePolicy } from "./compile.js";
+
+/**
+ * Converts an object to another version of its kind (the apiserver's object convertor), or says
+ * why it cannot (a conversion webhook celmap cannot call offline).
+ */
+export type Converter = (object: JsonObject, to: GroupVersionKind) => ConversionResult;
+
+export type ConversionResult = { readonly ok: true; readonly object: JsonObject } | { readonly ok: false; readonly error: string };
 
 /** Sets defaults on an object after each mutation (the apiserver's scheme / CRD defaulter). Returns the defaulted object. */
 export type Defaulter = (object: JsonObject, kind: GroupVersionKind) => JsonObject;
@@ -87,6 +97,8 @@ export interface DispatchInput<P extends DispatchPolicy, B extends BindingLike> 
   /** Already wrapped in a per-request caching authorizer. */
   readonly authorizer: Authorizer;
   readonly defaulter?: Defaulter;
+  /** Version conversion for invocations matched through an equivalent resource (see the module comment). */
+  readonly converter?: Converter;
   readonly reinvocation: ReinvocationState;
   readonly pass: 1 | 2;
   /** Shared by the passes of one request; a fresh one when absent. */
@@ -426,6 +438,33 @@ function withoutEmptyShell(object: JsonObject, added: readonly string[]): JsonOb
   return out;
 }
 
+function versionOf(o: JsonObject): GroupVersionKind {
+  const gv = parseGV(typeof o.apiVersion === "string" ? o.apiVersion : "");
+  return { group: gv.group, version: gv.version, kind: typeof o.kind === "string" ? o.kind : "" };
+}
+
+function convertTo(converter: Converter | undefined, o: JsonObject, to: GroupVersionKind): ConversionResult {
+  if (converter === undefined) return { ok: true, object: o };
+  const from = versionOf(o);
+  if (from.group === to.group && from.version === to.version) return { ok: true, object: o };
+  return converter(o, to);
+}
+
+/** The object and old object as an invocation matched as `kind` sees them. */
+function convertForInvocation(
+  converter: Converter | undefined,
+  object: JsonObject | null,
+  oldObject: JsonObject | null,
+  kind: GroupVersionKind,
+): { readonly ok: true; readonly object: JsonObject | null; readonly oldObject: JsonObject | null } | { readonly ok: false; readonly error: string } {
+  if (converter === undefined) return { ok: true, object, oldObject };
+  const o = object === null ? null : convertTo(converter, object, kind);
+  if (o !== null && !o.ok) return o;
+  const old = oldObject === null ? null : convertTo(converter, oldObject, kind);
+  if (old !== null && !old.ok) return old;
+  return { ok: true, object: o === null ? null : o.object, oldObject: old === null ? null : old.object };
+}
+
 /** One pass of the MAP dispatcher over `invocations`. */
 export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(input: DispatchInput<P, B>): DispatchResult<P, B> {
   const { request, schemas, reinvocation, pass } = input;
@@ -479,6 +518,14 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
 
   for (const inv of input.invocations) {
     if (input.expired?.() === true) return { object, errors, status: DEADLINE_EXCEEDED, invocations: traces, reinvocationRequested };
+    // Version conversion to the matched kind (and back after the mutations).
+    const converted = convertForInvocation(input.converter, object, request.oldObject, inv.matchedKind);
+    if (!converted.ok) {
+      return { object, errors, status: { code: 500, reason: "InternalError", message: converted.error }, invocations: traces, reinvocationRequested };
+    }
+    const requestObject = object;
+    object = converted.object;
+    const oldObject = converted.oldObject;
     const compiled = compilePolicy(inv.policy);
     let mcSeconds: number | undefined;
     const policyName = inv.policy.metadata.name;
@@ -506,7 +553,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       const started = performance.now();
       const vars = newVariables(compiled, {
         object,
-        oldObject: request.oldObject,
+        oldObject,
         params: inv.param,
         request: requestValue(request.resource, inv.matchedKind),
         namespaceObject: null,
@@ -543,15 +590,18 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       if (budgetError !== undefined) {
         if (failurePolicy === "Fail") errors.push({ policy: inv.policy, binding: inv.binding, message: budgetError, reason: "Invalid" });
         traces.push(trace(false, `matchConditions ran out of their cost budget (failurePolicy ${failurePolicy})`));
+        object = requestObject;
         continue;
       }
       if (falseName !== undefined) {
         traces.push(trace(false, `matchCondition '${falseName}' is false`));
+        object = requestObject;
         continue;
       }
       if (errs.length > 0) {
         if (failurePolicy === "Fail") errors.push({ policy: inv.policy, binding: inv.binding, message: aggregate(errs), reason: "Invalid" });
         traces.push(trace(false, `matchConditions errored (failurePolicy ${failurePolicy})`));
+        object = requestObject;
         continue;
       }
     }
@@ -560,6 +610,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     const key = invocationKey(policyName, bindingName, inv.param);
     if (isReinvoke && !reinvocation.shouldReinvoke(key)) {
       traces.push(trace(false, "not eligible for reinvocation"));
+      object = requestObject;
       continue;
     }
 
@@ -567,7 +618,7 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
     const before = object;
     const b: Bindings = {
       object,
-      oldObject: request.oldObject,
+      oldObject,
       params: inv.param,
       request: requestValue(inv.matchedResource, inv.matchedKind),
       namespaceObject: input.namespaceObject,
@@ -611,8 +662,14 @@ export function dispatchPass<P extends DispatchPolicy, B extends BindingLike>(in
       dirty = true;
     }
 
+    // Back to the request's version.
+    if (object !== requestObject && object !== null && requestObject !== null && object.apiVersion !== requestObject.apiVersion) {
+      const back = convertTo(input.converter, object, request.kind);
+      if (!back.ok) return { object: requestObject, errors, status: { code: 500, reason: "InternalError", message: back.error }, invocations: traces, reinvocationRequested };
+      object = back.object;
+    }
     // 4. bookkeeping
-    const changed = !(before === object || (before !== null && object !== null && deepEqual(before, object)));
+    const changed = !(requestObject === object || (requestObject !== null && object !== null && deepEqual(requestObject, object)));
     if (changed) {
       reinvocation.requireReinvokingPreviouslyInvoked();
       reinvocationRequested = true;

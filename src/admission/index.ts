@@ -25,6 +25,8 @@ export { evaluate, type AdmissionStatus, type EvaluateContext, type EvaluateOpti
 export {
   admissionRequestValue,
   dispatchPass,
+  type Converter,
+  type ConversionResult,
   type Defaulter,
   type DispatchPolicy,
   type DispatchInput,

@@ -39,7 +39,7 @@
  */
 import { cachingAuthorizer, OFFLINE_AUTHORIZER, type Authorizer } from "../cel/k8s/authz.js";
 import { SchemaRegistry } from "../kube/schema.js";
-import { DEADLINE_EXCEEDED, dispatchPass, type Defaulter, type DispatchPolicy, type PolicyError, type StatusError } from "./dispatch.js";
+import { DEADLINE_EXCEEDED, dispatchPass, type Converter, type Defaulter, type DispatchPolicy, type PolicyError, type StatusError } from "./dispatch.js";
 import { jsonDiff, type PatchOperation } from "./diff.js";
 import { deepEqual, isJsonObject, type JsonObject } from "./json.js";
 import { RequestMemo } from "./memo.js";
@@ -59,6 +59,11 @@ export interface EvaluateOptions {
    * so results differ where defaulting would fill fields (see the conformance ledger).
    */
   readonly defaulter?: Defaulter;
+  /**
+   * Converts the object to the version of an equivalent resource a policy matched
+   * (`matchPolicy: Equivalent`) and back. Default: none — such a policy sees the request's version.
+   */
+  readonly converter?: Converter;
   /**
    * Asked before every invocation and every mutation; once it answers true the request is
    * abandoned with 504 Timeout (the apiserver's answer when a request outlives its deadline),
@@ -242,6 +247,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
           catalog,
           authorizer: cachingAuthorizer(ctx.authorizer ?? OFFLINE_AUTHORIZER),
           defaulter: ctx.options?.defaulter,
+          converter: ctx.options?.converter,
           expired: ctx.options?.expired,
           reinvocation,
           pass,

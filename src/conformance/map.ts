@@ -21,8 +21,9 @@
  *   - `plugin`: one pass, no defaulting;
  *   - `apiserver`: policies and bindings go through API validation with the real CEL compiler
  *     (a rejection is `errorClass: policyCreation`), the request is a dry run, reinvocation is on.
- *     Defaulting: celmap's subset of the built-in defaulters and CRD structural defaulting
- *     (defaulting.ts); what else a case needs from the server is in the ledger.
+ *     Defaulting and validation before storage as the engine does them (src/validation: built-in
+ *     defaulting, CRD pruning and defaults; a 422 Invalid is compared with the case's error); what
+ *     else a case needs from the server is in the ledger.
  *   Expected objects: `patcher`…`plugin` compare as Go's `equality.Semantic.DeepEqual` on the
  *   typed objects would (null, empty and zero-valued fields equal absent ones; apiVersion/kind
  *   ignored); `apiserver` compares exactly, minus the server-populated metadata fields
@@ -328,9 +329,10 @@ export function mapCaseInputs(c: MapCase): MapCaseInputs | { readonly error: str
     admit: {
       reinvocation: server,
       ...(c.authorizer === "allow-all" ? { authorizer: ALLOW_ALL } : server ? { authorizer: MASTERS_ONLY } : {}),
-      // A real apiserver defaults built-ins (celmap knows a subset) and custom resources (structural
-      // schema); the dispatcher test has its fake defaulter; the other unit tests none.
-      ...(server ? {} : harness === "dispatcher" ? { defaulter: fakeDeploymentDefaulter } : { defaulting: false }),
+      // A real apiserver defaults built-ins and custom resources (the engine's defaulter, src/validation)
+      // and validates the admitted object before storing it; the dispatcher test has its fake
+      // defaulter; the other unit tests neither.
+      ...(server ? { validate: true } : harness === "dispatcher" ? { defaulter: fakeDeploymentDefaulter } : { defaulting: false }),
     },
     server,
   };
@@ -362,7 +364,19 @@ function runMutationCase(c: MapCase): Outcome {
   if ("outcome" in loaded) return loaded.outcome;
   const a = admit(loaded.policySet, inputs.request, inputs.admit);
   if (!a.ok) return { ok: false, message: `harness: ${a.error.message}` };
+  if (a.stage === "validation" && a.validation !== undefined && !a.validation.ok) return checkValidationRejection(c, a.validation.status);
   return checkMapResult(c, a.result, inputs.server);
+}
+
+/** An `apiserver` case whose admitted object the apiserver's validation rejects (422 Invalid, before storage). */
+function checkValidationRejection(c: MapCase, status: { readonly code: number; readonly message: string; readonly details: { readonly causes: readonly { readonly message: string }[] } }): Outcome {
+  const e = c.expect;
+  const got = `admitted, then rejected by validation: ${status.code} ${status.message}`;
+  if (e.error === undefined) return { ok: false, message: `${got}; want an object` };
+  if (e.errorClass !== undefined && e.errorClass !== "status422") return { ok: false, message: `${got}; want ${e.errorClass}: ${e.error}` };
+  const texts = [status.message, ...status.details.causes.map((x) => x.message)];
+  if (!texts.some((t) => t.includes(e.error!))) return { ok: false, message: `${got}; want message containing ${e.error}` };
+  return { ok: true };
 }
 
 /** Whether an admission result is what the case expects. */

@@ -71,6 +71,15 @@ export class JsonString {
   constructor(readonly value: string) {}
 }
 
+/**
+ * A bad value already rendered as Go's `json.Marshal` renders it, for values whose key order
+ * or field names JSON data cannot carry (a struct of an internal API type prints its Go field
+ * names in declaration order: `{"Type":"BlueGreen","RollingUpdate":null}`).
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
 /** Marks a value of a Go named string type (see {@link JsonString}). */
 export function named(value: string): JsonString {
   return new JsonString(value);
@@ -160,6 +169,7 @@ export function withSource(err: FieldError, source: SourceRef): FieldError {
 
 function renderBadValue(v: BadValue): string {
   if (v instanceof JsonString) return goJSON(v.value);
+  if (v instanceof RawJson) return v.text;
   if (typeof v === "string") return goQuote(v);
   if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return goSimple(v);
   return goJSON(v);

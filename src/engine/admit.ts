@@ -1,9 +1,11 @@
 /**
  * `admit`: one admission request through the MAP plugin and, after it in each pass, Kyverno's
- * mutating webhook (`kyvernoWebhookStage`), exactly as `evaluate` (src/admission) runs them.
+ * mutating webhook (`kyvernoWebhookStage`), exactly as `evaluate` (src/admission) runs them, then,
+ * with `validate`, the apiserver's validation before storage (src/validation).
  */
 import { evaluate, gvkOfObject, newAdmissionRequest, type AdmissionRequest, type Defaulter, type GroupVersionKind, type JsonObject } from "../admission/index.js";
 import { kyvernoWebhookStage, type KyvernoContext } from "../admission/kyverno/index.js";
+import { validateStored } from "../validation/index.js";
 import { namespaceLookup } from "./namespace.js";
 import type { Admission, AdmitOptions, AdmitRequest, EngineError, ObjectRequest, PolicySet } from "./types.js";
 
@@ -107,7 +109,14 @@ export function admit(set: PolicySet, req: AdmitRequest, options: AdmitOptions =
       ...(defaulter !== undefined ? { defaulter } : {}),
       ...(options.expired !== undefined ? { expired: options.expired } : {}),
       ...(options.policyOrder !== undefined ? { policyOrder: options.policyOrder } : {}),
+      // matchPolicy Equivalent across a CRD's versions: admission's behaviour, with or without validation.
+      converter: set.converter,
     },
   });
-  return { ok: true, input: request.object, request, result, bareNamespaces: bare };
+  const base = { ok: true as const, input: request.object, request, result, bareNamespaces: bare };
+  if (!result.allowed) return { ...base, stage: "admission" };
+  if (options.validate !== true || result.object === null) return base;
+  // The object after the last mutation is defaulted already (the defaulter runs after each mutation), as the apiserver stores it.
+  const validation = validateStored(result.object, request.oldObject, set.validation);
+  return { ...base, validation, ...(validation.ok ? {} : { stage: "validation" as const }) };
 }

@@ -19,11 +19,15 @@
  *   (load.ts): MAPs and bindings validated and compiled, CRDs, Namespaces, params, Kyverno
  *   MutatingPolicies, PolicyExceptions and CLI Context, Gatekeeper mutators translated to MAPs.
  * - `admit(policySet, request, options) -> Admission` (admit.ts): the bare-namespace rule
- *   (namespace.ts), the defaulting decision, the Kyverno webhook stage, `evaluate`.
+ *   (namespace.ts), the defaulting decision (full built-in and CRD defaulting, src/validation), the
+ *   Kyverno webhook stage, `evaluate` (with version conversion for `matchPolicy: Equivalent`) and,
+ *   with `validate`, the apiserver's validation before storage (`stage: "validation"` when it would
+ *   answer 422 Invalid; validate.ts).
  * - Errors carry a `kind` (`input` | `internal`): classify by it, never by message text.
  */
 export { load, objectProblem, isGatekeeperMutator } from "./load.js";
 export { admit, kyvernoContext, unknownKind } from "./admit.js";
+export { validateAdmission } from "./validate.js";
 export { bareNamespace, namespaceLookup, storedNamespace } from "./namespace.js";
 export { errorText } from "./errors.js";
 export type {
@@ -38,5 +42,6 @@ export type {
   LoadResult,
   ObjectRequest,
   PolicySet,
+  RejectionStage,
   ReviewRequest,
 } from "./types.js";

@@ -2,7 +2,9 @@
  * `load`: documents sorted by kind into a {@link PolicySet}. Never throws for bad input.
  *
  * - apiextensions.k8s.io/v1 CustomResourceDefinition: its kind joins the resource catalog, its
- *   structural schemas the schema registry (server-side apply) and its defaults the defaulter;
+ *   structural schemas the schema registry (server-side apply), and it joins the validation
+ *   context (src/validation: pruning and schema defaults, validation before storage, conversion
+ *   between its versions);
  * - MutatingAdmissionPolicy / MutatingAdmissionPolicyBinding (v1alpha1, v1beta1, v1): decoded,
  *   defaulted and validated as the apiserver does on create, CEL compiled (`policyCompileHook`);
  * - Gatekeeper mutators (mutations.gatekeeper.sh): validated as Gatekeeper does and translated to
@@ -16,15 +18,11 @@
  *   known resource kind; anything else is an error, usually a typo in kind or apiVersion).
  */
 import {
-  builtinDefaulter,
-  composeDefaulters,
-  crdDefaulter,
   crdSchemaNode,
   gvkOfObject,
   inMemoryParamSource,
   policyCompileHook,
   ResourceCatalog,
-  type Defaulter,
   type GroupVersionKind,
   type JsonObject,
 } from "../admission/index.js";
@@ -37,6 +35,7 @@ import { SchemaRegistry } from "../kube/schema.js";
 import { collectPolicies } from "../policy/index.js";
 import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../policy/kyverno/index.js";
 import { compileMutator, GROUP as GATEKEEPER_GROUP, translate as translateGatekeeper, type Verdict } from "../translate/gatekeeper/index.js";
+import { crdConverter, defaultObject, validationContext } from "../validation/index.js";
 import { storedNamespace } from "./namespace.js";
 import type { EngineDocument, EngineError, LoadOptions, LoadResult } from "./types.js";
 
@@ -77,7 +76,7 @@ export function load(documents: readonly EngineDocument[], options: LoadOptions 
   };
   const catalog = options.catalog ?? ResourceCatalog.builtin();
   const schemas = options.schemas ?? SchemaRegistry.builtin();
-  const defaulters: Defaulter[] = [builtinDefaulter];
+  const crds: JsonObject[] = [];
   const objects: EngineDocument[] = [];
   for (const d of documents) {
     const problem = objectProblem(d.value);
@@ -109,8 +108,17 @@ export function load(documents: readonly EngineDocument[], options: LoadOptions 
       const schema = isObject(ver.schema) ? ver.schema.openAPIV3Schema : undefined;
       if (isObject(schema)) schemas.addKind(`${String(spec.group)}/${String(ver.name)}`, String(names.kind), crdSchemaNode(schema));
     }
-    defaulters.push(crdDefaulter(v));
+    crds.push(v);
+    const conversion = isObject(spec.conversion) ? spec.conversion.strategy : undefined;
+    const served = Array.isArray(spec.versions) ? spec.versions.filter((x) => isObject(x) && x.served !== false).length : 0;
+    if (conversion === "Webhook" && served > 1) {
+      warnings.push(
+        `CustomResourceDefinition ${JSON.stringify(metaField(v, "name") ?? "")} converts between its versions with a webhook, which celmap cannot call offline: a policy matched through another version (matchPolicy: Equivalent) fails the request`,
+      );
+    }
   }
+  // Defaulting, validation before storage and version conversion see the given CRDs: built once per policy set.
+  const validation = validationContext(crds);
 
   // Gatekeeper mutators, Kyverno policies, exceptions and CLI Context documents.
   const mutators: { json: unknown; doc: EngineDocument }[] = [];
@@ -252,7 +260,9 @@ export function load(documents: readonly EngineDocument[], options: LoadOptions 
       namespaces,
       catalog,
       schemas,
-      defaulter: defaulters.length === 1 ? builtinDefaulter : composeDefaulters(...defaulters),
+      defaulter: (o) => defaultObject(o, validation),
+      validation,
+      converter: crdConverter(validation),
       kyverno: { policies: mpols.map((m) => m.policy), exceptions, providers, resources },
       gatekeeper: { count: mutators.length, verdicts },
     },

@@ -2,7 +2,7 @@
  * The engine's data: what `load` builds (a {@link PolicySet}, compiled once and reused by every
  * request) and what `admit` takes and gives back.
  */
-import type { AdmissionRequest, Defaulter, EvaluateResult, JsonObject, ParamSource, RequestInput, ResourceCatalog } from "../admission/index.js";
+import type { AdmissionRequest, Converter, Defaulter, EvaluateResult, JsonObject, ParamSource, RequestInput, ResourceCatalog } from "../admission/index.js";
 import type { KyvernoProviders, OfflineResourceProvider } from "../cel/kyverno/index.js";
 import type { Authorizer } from "../cel/k8s/authz.js";
 import type { FieldError } from "../diag/field-error.js";
@@ -11,6 +11,7 @@ import type { SchemaRegistry } from "../kube/schema.js";
 import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "../policy/index.js";
 import type { MutatingPolicy, PolicyException } from "../policy/kyverno/index.js";
 import type { Verdict } from "../translate/gatekeeper/index.js";
+import type { StoredResult, ValidationContext } from "../validation/index.js";
 
 /** A parsed document and where it came from (`LoadedDocument` of src/io fits). */
 export interface EngineDocument {
@@ -86,8 +87,12 @@ export interface PolicySet {
   readonly namespaces: ReadonlyMap<string, JsonObject>;
   readonly catalog: ResourceCatalog;
   readonly schemas: SchemaRegistry;
-  /** celmap's built-in defaulters plus the given CRDs' structural defaults (`admit` decides when it applies). */
+  /** The built-in defaulting plus the given CRDs' pruning and schema defaults (`defaultObject` of src/validation; `admit` decides when it applies). */
   readonly defaulter: Defaulter;
+  /** The given CRDs as src/validation sees them: defaulting, validation before storage, version conversion. */
+  readonly validation: ValidationContext;
+  /** Version conversion across the versions of the given CRDs, for policies matched through an equivalent resource (`matchPolicy: Equivalent`). */
+  readonly converter: Converter;
   readonly kyverno: KyvernoInputs;
   /** Gatekeeper mutators given, translated to MAPs at load (their policies and bindings are in the lists above). */
   readonly gatekeeper: { readonly count: number; readonly verdicts: readonly Verdict[] };
@@ -136,7 +141,17 @@ export interface AdmitOptions {
    * Kyverno's policies run in the order of `kyverno.policies`.
    */
   readonly policyOrder?: readonly string[];
+  /**
+   * After admission, validate the admitted object as the apiserver does before storing it
+   * (`validateStored`: a 422 Invalid it would answer is reported with stage `validation`).
+   * True for `celmap eval`; false for the webhook (in a cluster the apiserver validates after the
+   * webhooks: a webhook must not) and `celmap test` (Kyverno's CLI does not). Default false.
+   */
+  readonly validate?: boolean;
 }
+
+/** The stage that rejected a request: admission (a policy, or a status admission answered) or validation (422 Invalid before storage). */
+export type RejectionStage = "admission" | "validation";
 
 export type Admission =
   | {
@@ -147,5 +162,12 @@ export type Admission =
       readonly result: EvaluateResult;
       /** Namespaces the request needed that were not in the policy set (seen as bare namespaces). */
       readonly bareNamespaces: readonly string[];
+      /**
+       * The apiserver's validation of the admitted object before storing it, with
+       * {@link AdmitOptions.validate} (absent without it, or when admission denied the request).
+       */
+      readonly validation?: StoredResult;
+      /** Which stage rejected the request; absent when it was admitted (and, with `validate`, valid). */
+      readonly stage?: RejectionStage;
     }
   | { readonly ok: false; readonly error: EngineError };

@@ -20,7 +20,12 @@
  *   and the webhook have none (every check "no opinion"): compared between conformance and eval
  *   with the case's authorizer, not with the webhook;
  * - eval refuses inputs a cluster would not hold (an unknown kind, a binding's param missing):
- *   such cases are counted as refused by eval, and not compared.
+ *   such cases are counted as refused by eval, and not compared;
+ * - validation before storage (`AdmitOptions.validate`) is a stage after admission: eval and the
+ *   `apiserver` conformance harness run it, the webhook must not (the apiserver validates after its
+ *   webhooks). The verdicts compared are the ADMISSION stage's (`result`), with validation on in
+ *   eval and conformance; cases whose admitted object validation then rejects (`stage:
+ *   "validation"`) are counted, and eval and conformance must agree on that stage too.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -67,6 +72,8 @@ interface Tally {
   two: number;
   decidedAtLoad: number;
   evalRefused: number;
+  /** Admitted, then rejected by validation (eval and conformance; the webhook's answer is admission's). */
+  validationRejected: number;
   differences: string[];
 }
 
@@ -104,6 +111,8 @@ function runCase(c: MapCase, t: Tally): void {
   const got = verdictOf(e.result);
   // Objects compare as Kubernetes does: field order does not matter.
   if (!isDeepStrictEqual(got, want)) t.differences.push(`${c.name}: eval ${JSON.stringify(got)} != conformance ${JSON.stringify(want)}`);
+  if (e.stage !== conf.stage) t.differences.push(`${c.name}: eval's rejecting stage ${String(e.stage)} != conformance's ${String(conf.stage)}`);
+  if (e.stage === "validation") t.validationRejected++;
 
   if (!inputs.server || usesAuthorizer(c)) {
     t.two++;
@@ -125,9 +134,9 @@ describe("parity: conformance runner, eval, webhook", () => {
 
   for (const { file, cases } of files) {
     it(`${file}: every mutation case agrees`, () => {
-      const t: Tally = { three: 0, two: 0, decidedAtLoad: 0, evalRefused: 0, differences: [] };
+      const t: Tally = { three: 0, two: 0, decidedAtLoad: 0, evalRefused: 0, validationRejected: 0, differences: [] };
       for (const c of cases) if (c.kind !== "expression" && c.kind !== "match") runCase(c, t);
-      console.log(`${file}: ${t.three} three-way, ${t.two} conformance=eval only, ${t.decidedAtLoad} decided at load, ${t.evalRefused} refused by eval's input checks`);
+      console.log(`${file}: ${t.three} three-way, ${t.two} conformance=eval only, ${t.decidedAtLoad} decided at load, ${t.evalRefused} refused by eval's input checks, ${t.validationRejected} admitted then rejected by validation (admission compared)`);
       expect(t.differences).toEqual([]);
       expect(t.three + t.two).toBeGreaterThan(0);
     });
@@ -149,7 +158,8 @@ describe("parity: conformance runner, eval, webhook", () => {
       const snapshot = webhookSnapshot(docs);
       if ("errors" in snapshot) throw new Error(snapshot.errors.join("\n"));
       for (const d of objects) {
-        const a = admit(ev.policySet, { operation: "CREATE", object: d.value as JsonObject });
+        // As eval admits (validation on); the webhook answers the admission stage.
+        const a = admit(ev.policySet, { operation: "CREATE", object: d.value as JsonObject }, { validate: true });
         if (!a.ok) throw new Error(a.error.message);
         const w = webhookVerdict(reviewOutcome(review(snapshot, a.request), a.request));
         expect(w).toEqual(verdictOf(a.result));

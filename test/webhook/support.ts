@@ -266,12 +266,28 @@ export interface ReviewOptions {
   readonly name?: string;
 }
 
+/**
+ * A Pod as the apiserver sends it to a mutating webhook: decoded, hence defaulted by the scheme
+ * (k8s.io/kubernetes pkg/apis/core/v1 SetDefaults_Pod / PodSpec / Container: restartPolicy,
+ * dnsPolicy, schedulerName, terminationGracePeriodSeconds, securityContext, enableServiceLinks;
+ * imagePullPolicy IfNotPresent for a tagged image, terminationMessagePath/Policy, resources).
+ * The engine runs the defaulter after each mutation, as the MAP plugin does: on an undefaulted
+ * object that would add every default to the webhook's patch.
+ */
 export function pod(name: string, namespace: string, labels: Record<string, string> = {}): Record<string, unknown> {
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name, namespace, labels },
-    spec: { containers: [{ name: "app", image: "nginx:1.27" }] },
+    spec: {
+      containers: [{ name: "app", image: "nginx:1.27", imagePullPolicy: "IfNotPresent", terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File", resources: {} }],
+      restartPolicy: "Always",
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: "ClusterFirst",
+      securityContext: {},
+      schedulerName: "default-scheduler",
+      enableServiceLinks: true,
+    },
   };
 }
 

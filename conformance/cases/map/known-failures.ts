@@ -26,18 +26,10 @@ export const CELMAP_MAP_KNOWN_FAILURES: readonly KnownFailure[] = [
       "'add operation does not apply: doc is missing path: \"/metadata/labels/x\"' (findObject returns nil for a missing parent)",
   },
   // apiserver-generated.yaml: what a real kube-apiserver v1.36.3 answered (e2e/gen-map-cases.ts).
-  { path: "apiserver-generated/apiserver/ag-ac-container-add", reason: `${ZERO_STRUCTS}; here the apiserver stores the added container with resources: {} (encoded from the typed Pod), celmap leaves it out` },
-  { path: "apiserver-generated/apiserver/ag-jp-add-container", reason: `${ZERO_STRUCTS}; here the apiserver stores the appended container with resources: {} (encoded from the typed Pod), celmap leaves it out` },
   {
     path: "apiserver-generated/apiserver/ag-jp-remove-label",
     reason:
       "removing the only label leaves labels: {} in celmap's result; the apiserver decodes the patched JSON into the typed Pod and encodes it again, " +
       "and ObjectMeta.Labels (json:\"labels,omitempty\") omits the empty map, so the stored object has no labels key",
-  },
-  {
-    path: "apiserver-generated/apiserver/ag-dep-ac-strategy",
-    reason:
-      "the mutation succeeds in MAP admission; the apiserver then rejects the object in Deployment validation (422: maxUnavailable \"0\" must be a percent string " +
-      "or int). celmap does not run built-in object validation after admission",
   },
 ];

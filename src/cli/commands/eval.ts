@@ -12,7 +12,7 @@ import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../op
 import { colorWanted, palette, type Palette } from "../render/color.js";
 import { renderDiff } from "../render/diff.js";
 import { toExactJson, toYaml } from "../render/serialize.js";
-import { admit, kyvernoContext, unknownKind, type Admission, type AdmitOptions, type ObjectRequest, type PolicySet } from "../../engine/index.js";
+import { admit, kyvernoContext, unknownKind, validateAdmission, type Admission, type AdmitOptions, type ObjectRequest, type PolicySet } from "../../engine/index.js";
 import { describeObject, isObject, loadInputs, objectProblem, where } from "../render/session.js";
 import { renderTrace } from "../render/trace.js";
 import { formatVerdict, gatekeeperEvaluation, mutatorInputs, type MutatorInputs } from "./translate.js";
@@ -59,7 +59,7 @@ const OPTIONS: readonly OptionSpec[] = [
     type: "string",
     placeholder: "<format>",
     description:
-      "yaml: the admitted objects as YAML documents (the default when stdout is not a terminal); diff: a readable diff per resource (the default on a terminal; coloured unless NO_COLOR is set); json: one JSON array of results {source, resource, allowed, object, patch, status, ignoredErrors}; patch: one line per resource with its RFC 6902 JSON Patch (null when denied).",
+      "yaml: the admitted objects as YAML documents (the default when stdout is not a terminal); diff: a readable diff per resource (the default on a terminal; coloured unless NO_COLOR is set); json: one JSON array of results {source, resource, allowed, stage (admission|validation, when rejected), object, patch, status, ignoredErrors}; patch: one line per resource with its RFC 6902 JSON Patch (null when denied).",
   },
   {
     name: "exit-code",
@@ -80,7 +80,13 @@ const OPTIONS: readonly OptionSpec[] = [
       "map (default): everything through the MutatingAdmissionPolicy pipeline, Gatekeeper mutators translated first. gatekeeper: the Gatekeeper mutators through Gatekeeper's own mutation semantics instead (its order and fixpoint passes), to compare with their translation during a migration; MAPs are then not allowed.",
   },
   { name: "fail-on-error", type: "boolean", description: "Exit 1 also when a policy error was ignored because of failurePolicy: Ignore." },
-  { name: "no-defaults", type: "boolean", description: "Do not apply celmap's built-in defaulters and CRD defaults (see Defaulting)." },
+  { name: "no-defaults", type: "boolean", description: "Do not apply the built-in defaulters and CRD defaults (see Defaulting)." },
+  {
+    name: "no-validate",
+    type: "boolean",
+    description:
+      "Stop at admission: do not validate the admitted object as the apiserver does before storing it (a policy's result the apiserver would reject with 422 Invalid is then shown as admitted).",
+  },
   HELP_OPTION,
 ];
 
@@ -93,13 +99,15 @@ const EXIT_HELP = `  0  every request was evaluated and admitted (mutated or not
      compile errors included), a named param that is not among the inputs, bad options
   3  internal error in celmap (please report it)`;
 
-const DEFAULTING_HELP = `  kube-apiserver defaults objects when it decodes them, before admission, and again after every mutation.
-  celmap applies the same for CRD structural defaults (from the given CRDs) and a documented subset of
-  the built-in defaulters: Deployment/ReplicaSet/StatefulSet/ReplicationController spec.replicas 1,
-  configMap/secret/downwardAPI/projected volume defaultMode 420, Pod container requests from limits,
-  Namespace label kubernetes.io/metadata.name and status.phase Active. Other built-in defaults (e.g.
-  Pod dnsPolicy) are not applied. The diff and patch show what the policies changed, from the object as
-  admission received it. --no-defaults turns defaulting off.
+const DEFAULTING_HELP = `  kube-apiserver defaults objects when it decodes them, before admission, and again after every mutation;
+  celmap does the same: CRD schema defaults (with pruning) from the given CRDs, and the built-in defaulting
+  of Pods and pod templates (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob), Service, Secret
+  (stringData folded into data), Namespace, ConfigMap and ServiceAccount (docs/validation.md lists them).
+  The diff and patch show what the policies changed, from the object as admission received it.
+  --no-defaults turns defaulting off.
+  After admission the apiserver validates the object before storing it; celmap does too (object metadata,
+  the common Pod/workload/Service/ConfigMap/Secret rules, CRD schemas and x-kubernetes-validations) and
+  reports a rejection as the apiserver's 422 Invalid, stage "validation". --no-validate turns it off.
   A namespaced resource without metadata.namespace is created in 'default', as kubectl does. Namespaces
   not given with -f are seen as bare namespaces with only their kubernetes.io/metadata.name label.`;
 
@@ -210,7 +218,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
       ? { userInfo: { username: user ?? "", groups: (groupsText ?? "").split(",").map((g) => g.trim()).filter((g) => g !== "") } }
       : {}),
   };
-  const admitOptions: AdmitOptions = { defaulting: args.values["no-defaults"] !== true };
+  const admitOptions: AdmitOptions = { defaulting: args.values["no-defaults"] !== true, validate: args.values["no-validate"] !== true };
   const outColor = palette(colorWanted(process.stdout.isTTY));
   const errColor = palette(colorWanted(process.stderr.isTTY));
 
@@ -301,7 +309,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
     const ev: Admission =
       gk.system === undefined
         ? admit(session, reqSpec, admitOptions)
-        : gatekeeperEvaluation(gk.system, admit({ ...session, policies: [], bindings: [] }, reqSpec, admitOptions), session.namespaces, spec.userInfo?.username);
+        : validated(session, gatekeeperEvaluation(gk.system, admit({ ...session, policies: [], bindings: [] }, reqSpec, { ...admitOptions, validate: false }), session.namespaces, spec.userInfo?.username), admitOptions);
     if (progress && Date.now() - lastProgress > 200) {
       lastProgress = Date.now();
       io.stderr(`\rcelmap eval: ${i + 1}/${items.length} resources`);
@@ -314,10 +322,21 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
     const r = ev.result;
     const input = ev.input!;
     const label = describeObject(input);
+    // The stage that rejected the request (the engine's): admission (a policy, or a status admission answered) or validation (422 before storage).
+    const rejectedBy = !r.allowed ? "admission" : ev.stage;
+    const validationStatus = ev.validation !== undefined && !ev.validation.ok ? ev.validation.status : undefined;
+    const allowed = rejectedBy === undefined;
     if (trace) {
       const u = spec.userInfo;
       const userText = u !== undefined ? `${u.username ?? ""}${(u.groups ?? []).length > 0 ? ` [${(u.groups ?? []).join(", ")}]` : ""}` : "";
       io.stderr(renderTrace({ source: item.source, resource: label, operation, user: userText }, r, errColor));
+      if (ev.validation !== undefined) {
+        io.stderr(
+          ev.validation.ok
+            ? `  validation: ${ev.validation.unchecked !== undefined ? errColor.dim(`not checked (${ev.validation.unchecked})`) : errColor.green("valid")} — the object the apiserver would store\n`
+            : `  validation: ${errColor.red("rejected")} (${ev.validation.status.code} ${ev.validation.status.reason}) — the apiserver would not store the admitted object\n${ev.validation.status.details.causes.map((c) => `    ${c.field}: ${c.message}\n`).join("")}`,
+        );
+      }
       for (const n of ev.bareNamespaces) {
         io.stderr(`  note: namespace ${JSON.stringify(n)} was not given with -f: seen as a bare Namespace (only the kubernetes.io/metadata.name label, finalizer kubernetes, phase Active)\n`);
       }
@@ -334,7 +353,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
         );
       }
     }
-    const existing = r.allowed && existingPolicies.length > 0 ? runMutateExisting(session, existingPolicies, ev, targets, spec, admitOptions) : [];
+    const existing = allowed && existingPolicies.length > 0 ? runMutateExisting(session, existingPolicies, ev, targets, spec, admitOptions) : [];
     if (trace && existing.length > 0) {
       io.stderr(renderExistingTrace(item.source, existing, errColor));
     }
@@ -351,29 +370,33 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
       const s = r.status!;
       io.stderr(`${errColor.red("denied")}: ${item.source} (${label}): Error from server (${s.reason}): ${s.message}\n`);
       for (const c of (s.causes ?? []).slice(1)) io.stderr(`  also: ${c.message}\n`);
+    } else if (validationStatus !== undefined) {
+      denied++;
+      io.stderr(`${errColor.red("invalid")}: ${item.source} (${label}): admitted, then rejected by validation: Error from server (${validationStatus.reason}): ${validationStatus.message}\n`);
     } else if (r.patch.length > 0) changed++;
     switch (output) {
       case "yaml":
-        if (r.allowed && r.object !== null) {
+        if (allowed && r.object !== null) {
           io.stdout(`${firstYaml ? "" : "---\n"}${toYaml(r.object)}`);
           firstYaml = false;
         }
         break;
       case "patch":
-        io.stdout(`${r.allowed ? toExactJson(r.patch) : "null"}\n`);
+        io.stdout(`${allowed ? toExactJson(r.patch) : "null"}\n`);
         break;
       case "diff":
-        io.stdout(renderResourceDiff(item.source, label, input, r.allowed ? r.object : null, outColor));
+        io.stdout(renderResourceDiff(item.source, label, input, allowed ? r.object : null, outColor, rejectedBy));
         break;
       case "json":
         jsonResults.push({
           source: item.source,
           resource: { apiVersion: input.apiVersion, kind: input.kind, namespace: ev.request.namespace, name: ev.request.name },
           operation,
-          allowed: r.allowed,
-          object: r.allowed ? r.object : null,
+          allowed,
+          ...(rejectedBy !== undefined ? { stage: rejectedBy } : {}),
+          object: allowed ? r.object : null,
           patch: r.patch,
-          ...(r.status !== undefined ? { status: r.status } : {}),
+          ...(r.status !== undefined ? { status: r.status } : validationStatus !== undefined ? { status: validationStatus } : {}),
           ignoredErrors: r.ignoredErrors,
           reinvoked: r.reinvoked,
           ...(existing.length > 0 ? { mutateExisting: existing.map(existingJson) } : {}),
@@ -408,9 +431,14 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   return ExitCode.ok;
 }
 
-function renderResourceDiff(source: string, label: string, before: JsonObject, after: JsonObject | null, p: Palette): string {
+/** With validation on, the validation of the object Gatekeeper's mutators produced (not of the one before them). */
+function validated(session: PolicySet, ev: Admission, options: AdmitOptions): Admission {
+  return options.validate === true ? validateAdmission(session, ev) : ev;
+}
+
+function renderResourceDiff(source: string, label: string, before: JsonObject, after: JsonObject | null, p: Palette, rejectedBy?: "admission" | "validation"): string {
   const head = `${p.bold(label)} ${p.dim(`(${source})`)}`;
-  if (after === null) return `${head}: ${p.red("denied")}\n\n`;
+  if (after === null) return `${head}: ${p.red(rejectedBy === "validation" ? "invalid (rejected by validation)" : "denied")}\n\n`;
   const d = renderDiff(toYaml(before), toYaml(after), p);
   if (d === "") return `${head}: ${p.dim("unchanged")}\n\n`;
   return `${head}:\n${d}\n`;

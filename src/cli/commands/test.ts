@@ -353,7 +353,7 @@ function runResource(l: Loaded, object: JsonObject, op: Operation): ResourceRun 
   const maps = new Map<string, { result: string; object: JsonObject | null; message?: string }>();
   let current: JsonObject = object;
   if (l.mapNames.size > 0 && op !== "DELETE") {
-    // Kyverno's CLI does not default (defaulting off).
+    // Kyverno's CLI does not default (defaulting off) nor validate the result (validate off, the engine's default).
     const ev = admit(l.session, { operation: op, object, ...(op === "UPDATE" ? { oldObject: object } : {}), ...(l.user !== undefined ? { userInfo: l.user } : {}) }, { defaulting: false });
     if (!ev.ok) return { error: ev.error.message };
     const r = ev.result;
