@@ -13,7 +13,7 @@
  * (`validateStored` says so in `unchecked`).
  */
 import { errorBody, invalidObjectMessage, type FieldError } from "../diag/field-error.js";
-import { isJsonObject, type JsonObject } from "../admission/json.js";
+import { deepEqual, isJsonObject, type JsonObject } from "../admission/json.js";
 import type { ConversionResult, Converter } from "../admission/dispatch.js";
 import { defaultBuiltin } from "./defaults.js";
 import { kindValidation, validateBuiltin } from "./builtin/kinds.js";
@@ -55,8 +55,10 @@ export function gvkOf(o: JsonObject): GroupVersionKind {
 export function defaultObject(object: JsonObject, context: ValidationContext): JsonObject {
   const gvk = gvkOf(object);
   const crd = context.crds.get(`${gvk.group}/${gvk.kind}`);
-  if (crd !== undefined) return defaultCustomResource(crd, object);
-  return defaultBuiltin(object, gvk);
+  const out = crd !== undefined ? defaultCustomResource(crd, object) : defaultBuiltin(object, gvk);
+  // Nothing to default: the same object, so that what the pipeline shares or caches by identity
+  // (unchanged subtrees, converted CEL values) survives the defaulter that runs after every mutation.
+  return out !== object && deepEqual(out, object) ? object : out;
 }
 
 export interface StatusCause {

@@ -32,6 +32,17 @@ describe("Secret normalisation", () => {
   });
 });
 
+describe("defaultObject identity", () => {
+  it("returns the very object when it is already defaulted (the pipeline defaults after every mutation), a new one otherwise", () => {
+    const ctx = validationContext();
+    const pod: JsonObject = { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "nginx:1.27" }] } };
+    const once = defaultObject(pod, ctx);
+    expect(once).not.toBe(pod);
+    expect(((once.spec as JsonObject).containers as JsonObject[])[0]!.imagePullPolicy).toBe("IfNotPresent");
+    expect(defaultObject(once, ctx)).toBe(once);
+  });
+});
+
 function widgetCrd(conversion?: string, rules: JsonObject[] = [], extra: JsonObject = {}): JsonObject {
   const schema = {
     openAPIV3Schema: {
