@@ -244,10 +244,15 @@ d("celmap webhook behind a real kube-apiserver", () => {
     const r = await k.request("DELETE", objectPath(pod("web", NS)), { kind: "DeleteOptions", apiVersion: "v1", gracePeriodSeconds: 0 });
     expect(r.status, message(r)).toBe(200);
     await waitFor("pod gone", async () => (await k.get(pod("web", NS))).status === 404);
-    // Two DELETE reviews, both answered: the apiserver admits a DELETE through
-    // rest.AdmissionToValidateObjectDeleteFunc (AS registry/rest/delete.go: mutating Admit with the
-    // old object), which the Pod's graceful-delete path (grace 0: update, then delete) runs twice.
-    expect(await wh.requests()).toBe(before + 2);
+    // The DELETE reached the webhook and was answered: the apiserver admits a DELETE through
+    // rest.AdmissionToValidateObjectDeleteFunc (registry/rest/delete.go: mutating Admit with the old
+    // object), which the Pod's graceful-delete path (grace 0: update, then delete) may run more than
+    // once (two reviews usually, three seen once): how many is the apiserver's, so only "at least
+    // one, each logged as an answered DELETE admission" is asserted.
+    expect(await wh.requests()).toBeGreaterThanOrEqual(before + 1);
+    const deletes = wh.logs().split("\n").filter((l) => l.includes('"event":"admission"') && l.includes('"operation":"DELETE"') && l.includes('"name":"web"'));
+    expect(deletes.length).toBeGreaterThanOrEqual(1);
+    for (const l of deletes) expect(JSON.parse(l).httpStatus).toBe(200);
   });
 
   it("a policy file edit is picked up and served (probe token v1 -> v2)", async () => {
