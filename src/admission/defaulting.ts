@@ -32,7 +32,8 @@ export function crdDefaulter(crd: JsonObject): Defaulter {
   };
 }
 
-function applyDefaults(v: JsonValue, s: JsonObject): JsonValue {
+/** A structural schema's defaults applied in place where fields are missing (`structuraldefaulting.Default`); also used by src/validation. */
+export function applyDefaults(v: JsonValue, s: JsonObject): JsonValue {
   if (isJsonObject(v)) {
     const props = isJsonObject(s.properties) ? s.properties : undefined;
     if (props !== undefined) {

@@ -8,10 +8,11 @@
  */
 import { invalid, type FieldError } from "../../diag/field-error.js";
 import { FieldPath } from "../../diag/field-path.js";
-import { deepClone, deepEqual, hasKey, isJsonObject, setKey, type JsonObject, type JsonValue } from "../../admission/json.js";
+import { deepEqual, hasKey, isJsonObject, setKey, type JsonObject, type JsonValue } from "../../admission/json.js";
 import { nameIsDNSSubdomain, validateObjectMetaGenericCR, validateObjectMetaUpdate } from "../builtin/meta.js";
 import { validateSchema, validateListTypes } from "./schema-validate.js";
 import { validateCelRules } from "./rules.js";
+import { applyDefaults } from "../../admission/defaulting.js";
 
 export interface CrdVersion {
   readonly name: string;
@@ -96,26 +97,6 @@ function dropNulls(v: JsonValue, s: JsonObject): JsonValue {
     return out;
   }
   if (Array.isArray(v) && isJsonObject(s.items)) return v.map((e) => dropNulls(e as JsonValue, s.items as JsonObject));
-  return v;
-}
-
-/** Schema defaults (`structuraldefaulting.Default`). */
-function applyDefaults(v: JsonValue, s: JsonObject): JsonValue {
-  if (isJsonObject(v)) {
-    const props = isJsonObject(s.properties) ? s.properties : undefined;
-    if (props !== undefined) {
-      for (const [k, ps] of Object.entries(props)) {
-        if (!isJsonObject(ps)) continue;
-        if (!hasKey(v, k) && hasKey(ps, "default")) setKey(v, k, deepClone(ps.default as JsonValue));
-        if (hasKey(v, k)) setKey(v, k, applyDefaults(v[k] as JsonValue, ps));
-      }
-    }
-    if (isJsonObject(s.additionalProperties)) {
-      for (const k of Object.keys(v)) if (props === undefined || !hasKey(props, k)) setKey(v, k, applyDefaults(v[k] as JsonValue, s.additionalProperties));
-    }
-    return v;
-  }
-  if (Array.isArray(v) && isJsonObject(s.items)) return v.map((e) => applyDefaults(e as JsonValue, s.items as JsonObject));
   return v;
 }
 
