@@ -2,29 +2,7 @@
  * The Gatekeeper → MAP view: mutators validated as Gatekeeper does and translated as
  * `celmap translate` does (src/translate/gatekeeper), with one verdict line per mutator.
  */
-import { compileMutator, translate, type Verdict } from "../../src/translate/gatekeeper/index.js";
-import { formatSourceRef } from "../../src/diag/source.js";
-import { toJsonNumbers } from "../../src/io/numbers.js";
-import type { LoadedDocument } from "../../src/io/parse.js";
-
-/** The documents as plain JSON mutators, and the problems (`file#doc: field.path: message`). */
-export function checkMutators(docs: readonly LoadedDocument[]): { mutators: unknown[]; errors: string[] } {
-  const mutators: unknown[] = [];
-  const errors: string[] = [];
-  for (const d of docs) {
-    const v = toJsonNumbers(d.value);
-    const c = compileMutator(v);
-    if (!c.ok) {
-      for (const i of c.issues) {
-        const path = i.path.toString();
-        errors.push(`${formatSourceRef(d.source)}: ${path !== "" ? `${path}: ` : ""}${i.message}`);
-      }
-      continue;
-    }
-    mutators.push(v);
-  }
-  return { mutators, errors };
-}
+import { checkMutators, translate, type Verdict } from "../../src/translate/gatekeeper/index.js";
 
 /** `Assign/x: exact`, or one line per reason (`difference at path: why`, `refused at path: why`), then notes. */
 export function formatVerdict(v: Verdict): string {
@@ -36,4 +14,4 @@ export function formatVerdict(v: Verdict): string {
   return `${lines.join("\n")}\n`;
 }
 
-export { translate };
+export { checkMutators, translate };

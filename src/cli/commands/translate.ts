@@ -5,7 +5,7 @@
  */
 import { formatLoadError, loadPaths, toCelNumbers, toJsonNumbers, type LoadedDocument } from "../../io/load.js";
 import { jsonDiff, type JsonObject } from "../../admission/index.js";
-import { compileMutator, GROUP, System, translate, type MapApiVersion, type TranslateResult, type Verdict } from "../../translate/gatekeeper/index.js";
+import { checkMutators, compileMutator, GROUP, System, translate, type MapApiVersion, type TranslateResult, type Verdict } from "../../translate/gatekeeper/index.js";
 import { translateMutatingPolicies, type TranslateKyvernoResult } from "../../translate/kyverno/index.js";
 import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException } from "../../policy/kyverno/index.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
@@ -168,28 +168,6 @@ function str(args: ParsedArgs, name: string): string | undefined {
 /** Whether a loaded document is a Gatekeeper mutator (by apiVersion group). */
 export function isGatekeeperMutator(v: unknown): boolean {
   return isObject(v) && typeof v.apiVersion === "string" && v.apiVersion.startsWith(`${GROUP}/`);
-}
-
-/**
- * Validates loaded mutator documents as Gatekeeper does: the documents as plain JSON (for
- * `translate`/`compileMutator`) and the problems, `file#doc: field.path: message`.
- */
-export function checkMutators(docs: readonly LoadedDocument[]): { mutators: unknown[]; errors: string[] } {
-  const mutators: unknown[] = [];
-  const errors: string[] = [];
-  for (const d of docs) {
-    const v = toJsonNumbers(d.value);
-    const c = compileMutator(v);
-    if (!c.ok) {
-      for (const i of c.issues) {
-        const path = i.path.toString();
-        errors.push(`${where(d.source)}: ${path !== "" ? `${path}: ` : ""}${i.message}`);
-      }
-      continue;
-    }
-    mutators.push(v);
-  }
-  return { mutators, errors };
 }
 
 /**

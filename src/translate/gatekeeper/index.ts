@@ -86,4 +86,5 @@ export {
   type VerdictReason,
 } from "./translate/index.js";
 export { runTranslated, type RunOptions, type RunResult } from "./translate/run.js";
+export { checkMutators } from "./check.js";
 export { runCaseTranslated } from "./translate/cases.js";
