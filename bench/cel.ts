@@ -17,8 +17,7 @@
  * Prints Markdown for the README's "Benchmarks" section. Exits 0 unless an
  * engine gives a wrong result, or with BENCH_STRICT=1 when a bar is missed.
  */
-import { cpus, loadavg } from "node:os";
-import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Environment } from "@marcbachmann/cel-js";
 import { celEnv, isCelError, isCelList, isCelMap, parse as bufParse, plan as bufPlan } from "@bufbuild/cel";
@@ -27,6 +26,7 @@ import { fromJson } from "../src/cel/index.js";
 import { PER_CALL_LIMIT } from "../src/cel/cost.js";
 import type { CelValue } from "../src/cel/values.js";
 import { benchObject, EXPRESSIONS } from "./cel-workload.js";
+import { envInt, geomean, machine, median } from "./stats.js";
 
 const REPS = envInt("REPS", 9);
 const EVAL_MS = envInt("EVAL_MS", 150);
@@ -158,15 +158,7 @@ function compileSample(engine: Engine, source: string, n: number): number {
   return ((performance.now() - start) * 1000) / n;
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
-function geomean(xs: readonly number[]): number {
-  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
-}
 
 // ---------------------------------------------------------------------------
 // Formatting
@@ -184,16 +176,9 @@ function table(header: readonly string[], align: readonly ("l" | "r")[], rows: r
   return [header, sepRow, ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
 
-function machine(): string {
-  let model = cpus()[0]?.model ?? "unknown CPU";
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"));
-    if (m !== null) model = m[1]!.trim();
-  } catch {
-    // not Linux: keep os.cpus()'s model
-  }
+function machineLine(): string {
   const load = loadavg().map((l) => l.toFixed(2)).join(" / ");
-  return `${model}, ${cpus().length} cores, Node ${process.version}, load average ${load} (1/5/15 min)`;
+  return `${machine()}, load average ${load} (1/5/15 min)`;
 }
 
 // ---------------------------------------------------------------------------
@@ -385,7 +370,7 @@ function main(): number {
   costRows.push(["geometric mean", "", "", gmCost === undefined ? "-" : `**${fmtRatio(gmCost)}**`]);
   if (gmCost === undefined || gmCost < 0.8) barRows.push(`cost tracking ${gmCost === undefined ? "N/A" : fmtRatio(gmCost)} of untracked throughput (bar: ≥ 0.80x)`);
   const out = [
-    `Machine: ${machine()}.`,
+    `Machine: ${machineLine()}.`,
     "",
     `Method: ${REPS} repetitions (median), eval window ${EVAL_MS} ms, ${COMPILE_N} compiles per sample; engines interleaved per repetition in rotating order; inputs pre-converted per engine outside the timed loops.`,
     "",
@@ -433,13 +418,6 @@ function push(m: Map<string, number[]>, key: string, v: number): void {
   else xs.push(v);
 }
 
-function envInt(name: string, dflt: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === "") return dflt;
-  const n = Number.parseInt(v, 10);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive integer, got '${v}'`);
-  return n;
-}
 
 process.exitCode = main();
 void sink;

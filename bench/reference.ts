@@ -20,12 +20,12 @@
  * line and exits 0. Prints Markdown for docs/benchmarks.md; exits 1 if an engine's value differs.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpus, loadavg } from "node:os";
-import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PER_CALL_LIMIT, compileExpression, fromJsonLazy, kubernetesEnv, type CelValue } from "../src/cel/index.js";
 import { benchObject, EXPRESSIONS } from "./cel-workload.js";
+import { envInt, geomean, machine, median } from "./stats.js";
 
 const REPS = envInt("REPS", 9);
 const EVAL_MS = envInt("EVAL_MS", 150);
@@ -49,13 +49,6 @@ interface Figures {
 
 let sink: unknown;
 
-function envInt(name: string, dflt: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === "") return dflt;
-  const n = Number.parseInt(v, 10);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive integer, got '${v}'`);
-  return n;
-}
 
 function goVersion(): string | undefined {
   try {
@@ -87,15 +80,7 @@ function perOp(ms: number, f: () => void): number {
   return (cpuUs() - cpu0) / n;
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
-function geomean(xs: readonly number[]): number {
-  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
-}
 
 /** celjson's tagged form (reference/internal/celjson) → plain JSON with sorted keys. */
 function untag(v: unknown): unknown {
@@ -156,16 +141,6 @@ function goFigures(): { go: string; results: GoResult[] } {
   return JSON.parse(out) as { go: string; results: GoResult[] };
 }
 
-function machine(): string {
-  let model = cpus()[0]?.model ?? "unknown CPU";
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"));
-    if (m !== null) model = m[1]!.trim();
-  } catch {
-    // not Linux
-  }
-  return `${model}, ${cpus().length} cores, Node ${process.version}`;
-}
 
 const fmt = (us: number): string => (us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us.toFixed(2));
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
