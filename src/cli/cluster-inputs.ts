@@ -68,19 +68,19 @@ export function kubeConfigOf(args: ParsedArgs): { ok: true; kc: KubeConfig } | {
 }
 
 /** Reads the cluster's policy set and lays `local` over it. */
-export async function clusterInputs(args: ParsedArgs, local: readonly LoadedDocument[]): Promise<ClusterInputsResult> {
+export async function clusterInputs(args: ParsedArgs, local: readonly LoadedDocument[], options: { readonly policies?: boolean } = {}): Promise<ClusterInputsResult> {
   const k = kubeConfigOf(args);
   if (!k.ok) return k;
   let policies: ClusterPolicies;
   try {
-    policies = await readClusterPolicies(k.kc);
+    policies = await readClusterPolicies(k.kc, options.policies === false ? { policies: false } : {});
   } catch (e) {
     if (e instanceof ClusterReadError) return { ok: false, error: e.message };
     return { ok: false, error: `reading the cluster: ${e instanceof Error ? e.message : String(e)}` };
   }
   const o = overlay(policies.documents, local);
   const notes = [...policies.notes];
-  if (o.replaced.length > 0) notes.push(`local -f documents replace the cluster's ${o.replaced.map((id) => id.replace(/^[^/]*\//, "")).join(", ")}`);
+  if (o.replaced.length > 0) notes.push(`local -f documents replace the cluster's ${o.replaced.join(", ")}`);
   return {
     ok: true,
     inputs: {

@@ -26,6 +26,8 @@ export interface ClusterPolicyOptions {
   readonly gatekeeper?: boolean;
   /** Read custom resource schemas from /openapi/v3 (default true). */
   readonly openapi?: boolean;
+  /** Read policies, bindings and params (default true); false: Namespaces (and the OpenAPI types) only. */
+  readonly policies?: boolean;
 }
 
 export interface ClusterPolicies {
@@ -82,7 +84,10 @@ async function list(kc: KubeConfig, r: WatchedResource): Promise<KubernetesObjec
 /** Reads the installed policy set (see the module comment). Rejects with a {@link ClusterReadError} naming what could not be read. */
 export async function readClusterPolicies(kc: KubeConfig, options: ClusterPolicyOptions = {}): Promise<ClusterPolicies> {
   const server = serverOf(kc);
-  const wanted = [...MAP_RESOURCES, ...(options.kyverno === false ? [] : KYVERNO_RESOURCES), ...(options.gatekeeper === false ? [] : GATEKEEPER_RESOURCES)];
+  const wanted =
+    options.policies === false
+      ? MAP_RESOURCES.filter((r) => r.role === "namespace")
+      : [...MAP_RESOURCES, ...(options.kyverno === false ? [] : KYVERNO_RESOURCES), ...(options.gatekeeper === false ? [] : GATEKEEPER_RESOURCES)];
   let probed: { keep: WatchedResource[]; absent: string[] };
   try {
     probed = await probeServed(kc, wanted, false);
@@ -137,6 +142,12 @@ export async function readClusterPolicies(kc: KubeConfig, options: ClusterPolicy
   return { server, documents, ...(catalog !== undefined ? { catalog } : {}), ...(schemas !== undefined ? { schemas } : {}), notes, counts };
 }
 
+/** `Kind namespace/name` of a document's object. */
+function describe(v: unknown): string {
+  const o = v as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+  return `${String(o.kind)} ${typeof o.metadata?.namespace === "string" ? `${o.metadata.namespace}/` : ""}${String(o.metadata?.name)}`;
+}
+
 /** `group/Kind/namespace/name` of a document's object (the version left out: a v1beta1 local policy replaces the cluster's v1). */
 function identity(v: unknown): string | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
@@ -149,7 +160,7 @@ function identity(v: unknown): string | undefined {
 /**
  * The cluster's documents with the local ones laid over them: a local object with a cluster
  * object's identity (group, kind, namespace, name) replaces it, in its place; the rest are added
- * after. Returns the replaced identities too (for a note).
+ * after. Returns what was replaced too (`Kind namespace/name`, for a note).
  */
 export function overlay(cluster: readonly LoadedDocument[], local: readonly LoadedDocument[]): { documents: LoadedDocument[]; replaced: string[] } {
   const localById = new Map<string, LoadedDocument>();
@@ -164,7 +175,7 @@ export function overlay(cluster: readonly LoadedDocument[], local: readonly Load
     const id = identity(d.value);
     const l = id === undefined ? undefined : localById.get(id);
     if (l !== undefined && !used.has(l)) {
-      replaced.push(id!);
+      replaced.push(describe(l.value));
       used.add(l);
       documents.push(l);
     } else if (l === undefined) documents.push(d);

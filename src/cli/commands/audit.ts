@@ -158,14 +158,14 @@ async function runAuditCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   const onlyFiles = args.values["no-cluster-policies"] === true;
   if (onlyFiles && fPaths.length === 0) throw new UsageError("--no-cluster-policies needs the policies with -f");
-  const live = await clusterInputs(args, onlyFiles ? [] : loaded.documents);
+  const live = await clusterInputs(args, loaded.documents, onlyFiles ? { policies: false } : {});
   if (!live.ok) {
     io.stderr(`${errColor.red("error")}: ${live.error}\n`);
     return CLUSTER_EXIT;
   }
   const inputs = live.inputs;
-  // --no-cluster-policies: the cluster's Namespaces (and types) only, with the -f documents.
-  const docs = onlyFiles ? [...inputs.documents.filter((d) => (d.value as { kind?: string }).kind === "Namespace"), ...loaded.documents] : inputs.documents;
+  // With --no-cluster-policies the cluster gave its Namespaces (and types) only.
+  const docs = inputs.documents;
   for (const n of inputs.notes) io.stderr(`note: ${n}\n`);
   const built = loadInputs(docs, inputs.loadOptions);
   if (built.errorLines.length > 0) {
