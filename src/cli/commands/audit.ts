@@ -113,8 +113,8 @@ function outputOf(args: ParsedArgs): AuditOutput {
   return o as AuditOutput;
 }
 
-function exitFor(r: AuditReport, args: ParsedArgs): number {
-  if (r.errors.length > 0 || missingShards(r).length > 0) return CLUSTER_EXIT;
+function exitFor(r: AuditReport, args: ParsedArgs, merged: boolean): number {
+  if (r.errors.length > 0 || (merged && missingShards(r).length > 0)) return CLUSTER_EXIT;
   if (args.values["exit-code"] === true && (r.totals.changed > 0 || r.totals.denied > 0 || r.totals.invalid > 0)) return 1;
   return ExitCode.ok;
 }
@@ -218,7 +218,7 @@ async function runAuditCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   for (const e of r.errors) io.stderr(`${errColor.red("error")}: ${e.object !== undefined ? `${e.object.apiVersion} ${e.object.kind} ${e.object.namespace !== undefined ? `${e.object.namespace}/` : ""}${e.object.name}: ` : ""}${e.message}\n`);
   if (resources.length === 0) io.stderr(`note: no resource is matched by the policy set for ${opText}: nothing to audit\n`);
   else if (output !== "text") io.stderr(`celmap audit: ${r.totals.objects} objects in ${resources.map(resourceText).join(", ")}: ${r.totals.changed} would change, ${r.totals.denied} denied, ${r.totals.invalid} invalid${r.errors.length > 0 ? `, ${r.errors.length} errors` : ""}\n`);
-  return exitFor(r, args);
+  return exitFor(r, args, false);
 }
 
 async function runMerge(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -250,5 +250,5 @@ async function runMerge(args: ParsedArgs, io: CliIo): Promise<number> {
   io.stdout(renderReport(m.report, output, palette(output === "text" && colorWanted(process.stdout.isTTY))));
   const missing = missingShards(m.report);
   if (missing.length > 0) io.stderr(`${errColor.red("error")}: audit merge: incomplete: shard${missing.length === 1 ? "" : "s"} ${missing.join(", ")} of ${m.report.shard.count} missing\n`);
-  return exitFor(m.report, args);
+  return exitFor(m.report, args, true);
 }
