@@ -164,6 +164,9 @@ const variants: Record<string, Record<string, unknown>> = {
     clusterSource: { enabled: true, paramResources: [{ apiGroups: [""], resources: ["configmaps"] }, { apiGroups: ["example.com"], resources: ["settings"] }] },
     webhook: { failurePolicy: "Ignore", caBundle: Buffer.from("-----BEGIN CERTIFICATE-----\n").toString("base64"), excludeNamespaces: ["monitoring", "cert-manager"] },
   },
+  "audit Job (3 shards, a report volume, extra args)": {
+    audit: { enabled: true, shards: 3, parallelism: 3, reportVolume: { claimName: "audit-reports" }, extraArgs: ["-n", "team-a", "-l", "app=web"] },
+  },
   "client certificates, TLS 1.3, suites, allow-empty": {
     clientAuth: { enabled: true, caSecretName: "apiserver-client-ca", commonNames: "kube-apiserver,kube-apiserver-2" },
     tls: { minVersion: "1.3", cipherSuites: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256" },
@@ -226,6 +229,37 @@ describe.skipIf(swagger === undefined)("deploy: Helm chart (rendered by our Go-t
     expect(mwc.webhooks[0].failurePolicy).toBe("Ignore");
     expect(mwc.webhooks[0].namespaceSelector.matchExpressions[0].values).toEqual(["kube-system", "celmap-system", "monitoring", "cert-manager"]);
     expect(mwc.webhooks[0].clientConfig.caBundle).toBeDefined();
+  });
+
+  it("audit: an Indexed Job (completions = shards, JOB_COMPLETION_INDEX -> --shard), read-only RBAC (list, and get on /openapi/v3)", () => {
+    const docs = documents(renderChart("celmap", "celmap-system", variants["audit Job (3 shards, a report volume, extra args)"]!), "rendered.yaml") as any[];
+    const job = docs.find((d) => d.kind === "Job");
+    expect(job.metadata.name).toBe("celmap-audit");
+    expect(job.spec.completionMode).toBe("Indexed");
+    expect(job.spec.completions).toBe(3);
+    expect(job.spec.parallelism).toBe(3);
+    const pod = job.spec.template.spec;
+    expect(pod.restartPolicy).toBe("Never");
+    expect(pod.serviceAccountName).toBe("celmap-audit");
+    const c = pod.containers[0];
+    expect(c.args).toEqual(["audit", "--shard", "$(JOB_COMPLETION_INDEX)/3", "--operation", "UPDATE", "-o", "json", "--report", "/reports/shard-$(JOB_COMPLETION_INDEX).json", "-n", "team-a", "-l", "app=web"]);
+    expect(c.volumeMounts).toEqual([{ name: "reports", mountPath: "/reports" }]);
+    expect(pod.volumes).toEqual([{ name: "reports", persistentVolumeClaim: { claimName: "audit-reports" } }]);
+    expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
+    const role = docs.find((d) => d.kind === "ClusterRole" && d.metadata.name === "celmap-audit");
+    for (const r of role.rules) {
+      if (r.nonResourceURLs !== undefined) expect(r.verbs).toEqual(["get"]);
+      else expect(r.verbs).toEqual(["list"]);
+    }
+    const binding = docs.find((d) => d.kind === "ClusterRoleBinding" && d.metadata.name === "celmap-audit");
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "celmap-audit", namespace: "celmap-system" }]);
+    expect(binding.roleRef.name).toBe("celmap-audit");
+    // Off by default: the plain manifests carry no Job.
+    expect(documents(renderChart("celmap", "celmap"), "rendered.yaml").some((d) => d["kind"] === "Job")).toBe(false);
+    // Without a report volume: no --report, no volume.
+    const plain = (documents(renderChart("celmap", "x", { audit: { enabled: true } }), "rendered.yaml") as any[]).find((d) => d.kind === "Job");
+    expect(plain.spec.template.spec.containers[0].args).toEqual(["audit", "--shard", "$(JOB_COMPLETION_INDEX)/4", "--operation", "UPDATE", "-o", "json"]);
+    expect(plain.spec.template.spec.volumes).toBeUndefined();
   });
 
   it("rejects a failurePolicy outside the enum (the validator checks enums)", () => {

@@ -6,6 +6,7 @@
  * (src/cli/audit-render.ts). `celmap audit merge` combines shard reports.
  */
 import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { auditedResources } from "../../audit/kinds.js";
 import { mergeReports, missingShards, ReportBuilder, reportProblem, type AuditReport } from "../../audit/report.js";
 import { resourceText, runAudit, type Progress } from "../../audit/run.js";
@@ -42,6 +43,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { name: "shard", type: "string", placeholder: "<i/n>", description: "Admit only shard i (0-based) of n: an object is in shard sha256(uid) mod n. Every shard lists everything; `celmap audit merge` combines the shards' -o json reports." },
   { name: "chunk-size", type: "string", placeholder: "<n>", description: "Objects per list page (limit/continue). Default 500." },
   { name: "output", short: "o", type: "string", placeholder: "<format>", description: "text (default): summary, per resource and per policy tables, every change as RFC 6902 operations, denials, errors; markdown: the same for a pull-request comment (changes collapsed); json or yaml: the report (json is what audit merge reads)." },
+  { name: "report", type: "string", placeholder: "<file>", description: "Also write the JSON report (what audit merge reads) to this file, whatever -o prints." },
   { name: "exit-code", type: "boolean", description: "Exit 1 when an object would change, be denied or be invalid (as kubectl diff)." },
   { name: "no-defaults", type: "boolean", description: "Do not apply the built-in defaulters and CRD defaults after mutations." },
   { name: "no-validate", type: "boolean", description: "Do not validate the admitted objects as the apiserver does before storing them (no 'invalid' outcome)." },
@@ -67,6 +69,7 @@ const REQUEST_HELP = `  An existing object is admitted as the request its next w
 
 const SHARD_HELP = `  celmap audit --shard 0/4 -o json > 0.json   # ... one per shard, in parallel (the Helm chart's Indexed Job)
   celmap audit merge 0.json 1.json 2.json 3.json [-o text|markdown|json|yaml]
+  merge reads report files (-o json, --report) or logs that hold one (kubectl logs of a shard's Pod).
   merge refuses reports of different audits (operation, policy set digest, cluster, scope, shard count) and a
   shard given twice, and says which shards are missing (exit 4).`;
 
@@ -214,11 +217,35 @@ async function runAuditCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   );
   if (tty) io.stderr("\r\u001b[K");
   const r = report.finish();
+  const reportFile = str(args, "report");
+  if (reportFile !== undefined) {
+    try {
+      writeFileSync(reportFile, renderReport(r, "json", outColor));
+    } catch (e) {
+      io.stderr(`${errColor.red("error")}: --report ${reportFile}: ${e instanceof Error ? e.message : String(e)}\n`);
+      return ExitCode.usage;
+    }
+  }
   io.stdout(renderReport(r, output, outColor));
   for (const e of r.errors) io.stderr(`${errColor.red("error")}: ${e.object !== undefined ? `${e.object.apiVersion} ${e.object.kind} ${e.object.namespace !== undefined ? `${e.object.namespace}/` : ""}${e.object.name}: ` : ""}${e.message}\n`);
   if (resources.length === 0) io.stderr(`note: no resource is matched by the policy set for ${opText}: nothing to audit\n`);
   else if (output !== "text") io.stderr(`celmap audit: ${r.totals.objects} objects in ${resources.map(resourceText).join(", ")}: ${r.totals.changed} would change, ${r.totals.denied} denied, ${r.totals.invalid} invalid${r.errors.length > 0 ? `, ${r.errors.length} errors` : ""}\n`);
   return exitFor(r, args, false);
+}
+
+/**
+ * A report file, or a log holding one (a shard Pod's log: the -o json report printed whole, with
+ * stderr lines before and after it): the text from a line that is just `{` to the next line that is
+ * just `}`.
+ */
+function reportText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const m = /^\{\n[\s\S]*?\n\}$/m.exec(text);
+    if (m === null) throw e;
+    return JSON.parse(m[0]);
+  }
 }
 
 async function runMerge(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -230,7 +257,7 @@ async function runMerge(args: ParsedArgs, io: CliIo): Promise<number> {
   for (const f of files) {
     let v: unknown;
     try {
-      v = JSON.parse(io.readFile(f));
+      v = reportText(io.readFile(f));
     } catch (e) {
       io.stderr(`${errColor.red("error")}: ${f}: ${e instanceof Error ? e.message : String(e)}\n`);
       return ExitCode.usage;
