@@ -20,6 +20,7 @@ import { collectionPath, objectPath, ok, strip, waitFor, type Kube, type Obj } f
 import { jsonDiff, type JsonObject } from "../../src/admission/index.js";
 import { run } from "../../src/cli/run.js";
 import { runCli } from "../support/cli.js";
+import { documents, renderChart } from "../support/helm.js";
 import { ac, cluster, freePort, jp, mapPolicy, rule, toYaml } from "./support.js";
 
 const kube = cluster();
@@ -262,7 +263,7 @@ d("celmap eval --kubeconfig and celmap audit against the real kube-apiserver", (
   afterAll(async () => {
     await k.request("DELETE", "/apis/policies.kyverno.io/v1/mutatingpolicies/audit-kyverno-owner").catch(() => {});
     for (const o of cleanup.reverse()) await k.remove(o).catch(() => {});
-    for (const ns of [...NS, "audit-params", "audit-perm"]) await k.request("DELETE", `/api/v1/namespaces/${ns}`).catch(() => {});
+    for (const ns of [...NS, "audit-params", "audit-perm", "audit-chart"]) await k.request("DELETE", `/api/v1/namespaces/${ns}`).catch(() => {});
     if (dir !== "") rmSync(dir, { recursive: true, force: true });
   });
 
@@ -469,6 +470,53 @@ d("celmap eval --kubeconfig and celmap audit against the real kube-apiserver", (
       ["v1/pods", 180, 40],
     ]);
     expect(l.stderr).toMatch(/^error: cannot list configmaps/m);
+  });
+
+  it("the Helm chart's audit Job: its RBAC and Job pass the apiserver's server-side dry-run; its shards, run with the rendered args under the rendered ClusterRole, merge into the full report", async () => {
+    await k.namespace("audit-chart");
+    const rendered = documents(
+      renderChart("celmap", "audit-chart", {
+        audit: {
+          enabled: true,
+          shards: 3,
+          parallelism: 3,
+          extraArgs: ["-l", "celmap-audit=seed"],
+          listResources: [
+            { apiGroups: [""], resources: ["pods", "configmaps"] },
+            { apiGroups: ["audit.celmap.io"], resources: ["gizmos"] },
+          ],
+        },
+      }),
+      "rendered.yaml",
+    ).filter((o) => (o.metadata as Obj | undefined)?.name === "celmap-audit") as Obj[];
+    expect(rendered.map((o) => o.kind)).toEqual(["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Job"]);
+    for (const o of rendered) {
+      const r = await k.request("POST", collectionPath(o), o, { dryRun: true });
+      expect(r.status, `${String(o.kind)}: ${JSON.stringify(r.body).slice(0, 500)}`).toBe(201);
+    }
+    // The RBAC for real (no Pods run here: no kubelet), the Job's args as the kubelet expands them, with the ServiceAccount's token.
+    for (const o of rendered.slice(0, 3)) cleanup.push(await k.create(o));
+    const tr = ok(await k.request("POST", "/api/v1/namespaces/audit-chart/serviceaccounts/celmap-audit/token", { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } }), "token request");
+    const sa = join(dir, "job.kubeconfig");
+    writeFileSync(sa, kubeconfigYaml(k.info.server, readFileSync(k.info.caFile, "utf8"), String((tr.status as Obj).token)));
+    const job = rendered[3]!;
+    const args = ((((job.spec as Obj).template as Obj).spec as Obj).containers as Obj[])[0]!.args as string[];
+    const logs: string[] = [];
+    for (let i = 0; i < ((job.spec as Obj).completions as number); i++) {
+      const argv = args.map((a) => a.replace("$(JOB_COMPLETION_INDEX)", String(i)));
+      const r = await celmap([...argv, "--kubeconfig", sa]);
+      expect(r.code, r.stderr).toBe(0);
+      const log = join(dir, `job-${i}.log`);
+      writeFileSync(log, `${r.stderr}${r.stdout}note: the log goes on after the report\n`);
+      logs.push(log);
+    }
+    const m = await celmap(["audit", "merge", ...logs, "-o", "json"]);
+    expect(m.code, m.stderr).toBe(0);
+    const merged = JSON.parse(m.stdout) as Report;
+    // Namespaces were created since the first audit (they are part of the policy set): compared with an unsharded audit of now, as admin.
+    const now = await celmap(["audit", "--kubeconfig", kubeconfig, "-l", "celmap-audit=seed", "-o", "json"]);
+    expect({ ...merged, shard: undefined }).toEqual({ ...(JSON.parse(now.stdout) as Report), shard: undefined });
+    expect({ ...merged, shard: undefined, policySet: undefined }).toEqual({ ...full, shard: undefined, policySet: undefined });
   });
 
   it("an unreachable cluster: exit 4 and the address, from the built executable", async () => {
