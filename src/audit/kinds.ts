@@ -23,6 +23,17 @@ interface MatchConstraints {
   readonly matchPolicy?: string;
 }
 
+/** Built-in resources that cannot be listed (create-only reviews, the binding subresource's resource): never audited. */
+const NOT_LISTABLE = new Set([
+  "authentication.k8s.io/tokenreviews",
+  "authentication.k8s.io/selfsubjectreviews",
+  "authorization.k8s.io/subjectaccessreviews",
+  "authorization.k8s.io/selfsubjectaccessreviews",
+  "authorization.k8s.io/localsubjectaccessreviews",
+  "authorization.k8s.io/selfsubjectrulesreviews",
+  "/bindings",
+]);
+
 const has = (list: readonly string[] | undefined, v: string): boolean => (list ?? []).includes("*") || (list ?? []).includes(v);
 
 function ruleMatches(rule: Rule, r: ResourceInfo, operation: string, exactVersion: boolean): boolean {
@@ -62,7 +73,7 @@ export function auditedResources(set: PolicySet, operation: "CREATE" | "UPDATE")
   const constraints = policyConstraints(set);
   const chosen = new Map<string, ResourceInfo>();
   for (const r of set.catalog.all()) {
-    if (!r.served) continue;
+    if (!r.served || NOT_LISTABLE.has(`${r.gvr.group}/${r.gvr.resource}`)) continue;
     const matched = constraints.some((c) => (c.resourceRules ?? []).some((rule) => ruleMatches(rule, r, operation, c.matchPolicy === "Exact")));
     if (!matched) continue;
     const key = `${r.gvr.group}/${r.gvr.resource}`;

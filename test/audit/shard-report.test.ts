@@ -198,6 +198,29 @@ describe("audit: one object through the engine", () => {
     expect(r.policies).toEqual([{ policy: "MutatingAdmissionPolicy/team", changed: 1, denied: 1 }]);
   });
 
+  it("resources to list: a wildcard policy lists every listable served resource once (create-only reviews left out); Kyverno autogen adds the pod controllers", () => {
+    const wild = { ...policy, metadata: { name: "wild" }, spec: { ...policy.spec, matchConstraints: { resourceRules: [{ apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"] }] } } };
+    const w = load([{ value: wild }], { closedWorld: false });
+    const names = auditedResources(w.policySet, "UPDATE").map((r) => `${r.gvr.group}/${r.gvr.version}/${r.gvr.resource}`);
+    expect(names).toContain("/v1/pods");
+    expect(names).toContain("apps/v1/deployments");
+    expect(names.filter((n) => n.endsWith("/horizontalpodautoscalers"))).toEqual(["autoscaling/v2/horizontalpodautoscalers"]);
+    expect(names.some((n) => /reviews$|\/bindings$/.test(n))).toBe(false);
+    const mpol = {
+      apiVersion: "policies.kyverno.io/v1",
+      kind: "MutatingPolicy",
+      metadata: { name: "k" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"] }] },
+        mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: {"a": "b"}}}' } }],
+      },
+    };
+    const k = load([{ value: mpol }], { closedWorld: false });
+    expect(k.errors).toEqual([]);
+    const kn = auditedResources(k.policySet, "UPDATE").map((r) => `${r.gvr.group}/${r.gvr.resource}`);
+    expect(kn).toEqual(expect.arrayContaining(["/pods", "apps/deployments", "batch/jobs", "batch/cronjobs"]));
+  });
+
   it("--operation CREATE admits the object without its server-set metadata", () => {
     expect(forCreate({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", uid: "u", resourceVersion: "1", creationTimestamp: "t", generation: 2, managedFields: [], labels: { x: "y" } } })).toEqual({
       apiVersion: "v1",
