@@ -3,9 +3,11 @@
  * live cluster (src/cluster `readClusterPolicies`) with the local `-f` documents laid over it (a
  * local policy with a cluster policy's name replaces it: a proposed change), and the load options
  * that start the engine from the cluster's custom resource types.
+ *
+ * src/cluster (and @kubernetes/client-node, seconds to import on a loaded machine) is imported only
+ * when a cluster is asked for: `celmap eval` without `--kubeconfig` does not pay for it.
  */
-import { overlay, readClusterPolicies, ClusterReadError, type ClusterPolicies } from "../cluster/policies.js";
-import { loadKubeConfig } from "../cluster/rest.js";
+import type { ClusterPolicies } from "../cluster/policies.js";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { LoadOptions } from "../engine/index.js";
 import type { LoadedDocument } from "../io/load.js";
@@ -57,9 +59,10 @@ export function wantsCluster(args: ParsedArgs): boolean {
 }
 
 /** Loads the kubeconfig named by the options (a one-line error when it cannot). */
-export function kubeConfigOf(args: ParsedArgs): { ok: true; kc: KubeConfig } | { ok: false; error: string } {
+export async function kubeConfigOf(args: ParsedArgs): Promise<{ ok: true; kc: KubeConfig } | { ok: false; error: string }> {
   const file = str(args, "kubeconfig");
   const context = str(args, "context");
+  const { loadKubeConfig } = await import("../cluster/rest.js");
   try {
     return { ok: true, kc: loadKubeConfig({ ...(file !== undefined ? { kubeconfig: file } : {}), ...(context !== undefined ? { context } : {}) }) };
   } catch (e) {
@@ -69,8 +72,9 @@ export function kubeConfigOf(args: ParsedArgs): { ok: true; kc: KubeConfig } | {
 
 /** Reads the cluster's policy set and lays `local` over it. */
 export async function clusterInputs(args: ParsedArgs, local: readonly LoadedDocument[], options: { readonly policies?: boolean } = {}): Promise<ClusterInputsResult> {
-  const k = kubeConfigOf(args);
+  const k = await kubeConfigOf(args);
   if (!k.ok) return k;
+  const { overlay, readClusterPolicies, ClusterReadError } = await import("../cluster/policies.js");
   let policies: ClusterPolicies;
   try {
     policies = await readClusterPolicies(k.kc, options.policies === false ? { policies: false } : {});
