@@ -10,7 +10,8 @@
  * policy's own text and `celmap eval -f` of the same policy). Missing permissions: a
  * ServiceAccount whose ClusterRole lacks `list configmaps`, with a token from the TokenRequest API.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -19,7 +20,7 @@ import { parse } from "yaml";
 import { collectionPath, objectPath, ok, strip, waitFor, type Kube, type Obj } from "../../e2e/kube.js";
 import { jsonDiff, type JsonObject } from "../../src/admission/index.js";
 import { run } from "../../src/cli/run.js";
-import { runCli } from "../support/cli.js";
+import { CLI_PATH, runCli } from "../support/cli.js";
 import { documents, renderChart } from "../support/helm.js";
 import { ac, cluster, freePort, jp, mapPolicy, rule, toYaml } from "./support.js";
 
@@ -517,6 +518,20 @@ d("celmap eval --kubeconfig and celmap audit against the real kube-apiserver", (
     const now = await celmap(["audit", "--kubeconfig", kubeconfig, "-l", "celmap-audit=seed", "-o", "json"]);
     expect({ ...merged, shard: undefined }).toEqual({ ...(JSON.parse(now.stdout) as Report), shard: undefined });
     expect({ ...merged, shard: undefined, policySet: undefined }).toEqual({ ...full, shard: undefined, policySet: undefined });
+  });
+
+  it("a progress line on stderr when it is a terminal (util-linux script gives it one), none otherwise", async () => {
+    if (!existsSync("/usr/bin/script")) return void console.log("skipped: /usr/bin/script (util-linux) not found: no terminal to give the process");
+    const out = join(dir, "tty.json");
+    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_PATH)} audit --kubeconfig ${JSON.stringify(kubeconfig)} -l celmap-audit=seed --chunk-size 50 -o json > ${JSON.stringify(out)}`;
+    const tty = await new Promise<string>((res, rej) => execFile("/usr/bin/script", ["-qec", cmd, "/dev/null"], { env: { ...process.env, NO_COLOR: "1" }, timeout: 60_000 }, (e, stdout) => (e !== null ? rej(e) : res(stdout))));
+    expect(tty).toMatch(/\r\u001b\[Kcelmap audit: (audit\.celmap\.io\/v1\/gizmos|v1\/configmaps|v1\/pods) \(\d\/3\): \d+ listed, \d+ admitted/);
+    // Cleared at the end, before the closing summary line.
+    expect(tty, JSON.stringify(tty.slice(-600))).toMatch(/\r\u001b\[Kcelmap audit: 300 objects in v1\/configmaps, v1\/pods, audit\.celmap\.io\/v1\/gizmos: 139 would change, 6 denied, 0 invalid\r\n$/);
+    expect((JSON.parse(readFileSync(out, "utf8")) as Report).totals.objects).toBe(TOTAL);
+    const piped = await runCli(["audit", "--kubeconfig", kubeconfig, "-l", "celmap-audit=seed", "-o", "json"]);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toContain("\r");
   });
 
   it("an unreachable cluster: exit 4 and the address, from the built executable", async () => {
