@@ -101,13 +101,15 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   validation: ["cel", "diag", "kube", "policy", "admission"],
   translate: ["cel", "diag", "kube", "policy", "admission", "io"],
   engine: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate"],
-  webhook: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine"],
+  cluster: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine"],
+  audit: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "cluster"],
+  webhook: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "cluster"],
   conformance: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine"],
   // celmap lint's analyses: over the engine, pure.
   lint: ["cel", "diag", "kube", "policy", "admission", "validation", "translate", "engine"],
-  cli: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "webhook", "conformance", "lint"],
+  cli: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "cluster", "audit", "webhook", "conformance", "lint"],
   // src/index.ts: the package's public API re-exports.
-  "(root)": ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "webhook", "conformance", "cli", "lint"],
+  "(root)": ["cel", "diag", "io", "kube", "policy", "admission", "validation", "translate", "engine", "cluster", "audit", "webhook", "conformance", "cli", "lint"],
 };
 
 /**

@@ -26,53 +26,22 @@
  * Not yet: picking up Kyverno or Gatekeeper when their CRDs are installed after the start.
  */
 import { createHash } from "node:crypto";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest, type RequestOptions } from "node:https";
-import { KubeConfig, makeInformer, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from "@kubernetes/client-node";
+import { KubeConfig, makeInformer, type Informer, type KubernetesObject, type ObjectCache } from "@kubernetes/client-node";
 import type { LoadedDocument } from "../io/load.js";
+import { getJson, getJsonOr404, loadKubeConfig } from "../cluster/rest.js";
+import { GATEKEEPER_RESOURCES, KYVERNO_RESOURCES, MAP_RESOURCES, objectKey as key, probeServed, resourcePath, withTypeMeta, type WatchedResource } from "../cluster/resources.js";
 import { LiveKyvernoProviders, type LiveProviderOptions } from "./live.js";
-import { OpenApiTypes } from "./openapi.js";
+import { OpenApiTypes } from "../cluster/openapi.js";
 import { splitList } from "./kyverno-http.js";
 import { contentFromDocuments, type PolicySource, type SourceUpdate } from "./policies.js";
 
-/** A resource to watch: `group` "" for the core group. */
-export interface WatchedResource {
-  readonly group: string;
-  readonly version: string;
-  /** Plural resource name, e.g. `configmaps`. */
-  readonly resource: string;
-  /** The kind of the objects (list items come without it); known for the built-in roles. */
-  readonly kind?: string;
-  /** What the objects are to the evaluator. */
-  readonly role: "policy" | "binding" | "namespace" | "param";
-  /** Watched only when the API server serves the group-version (CRDs that may not be installed). */
-  readonly optional?: boolean;
-}
-
-export const MAP_RESOURCES: readonly WatchedResource[] = [
-  { group: "admissionregistration.k8s.io", version: "v1", resource: "mutatingadmissionpolicies", role: "policy" },
-  { group: "admissionregistration.k8s.io", version: "v1", resource: "mutatingadmissionpolicybindings", role: "binding" },
-  { group: "", version: "v1", resource: "namespaces", role: "namespace" },
-];
-
-/** Kyverno's policy CRDs (policies.kyverno.io), watched when served. */
-export const KYVERNO_RESOURCES: readonly WatchedResource[] = [
-  { group: "policies.kyverno.io", version: "v1", resource: "mutatingpolicies", kind: "MutatingPolicy", role: "policy", optional: true },
-  { group: "policies.kyverno.io", version: "v1", resource: "namespacedmutatingpolicies", kind: "NamespacedMutatingPolicy", role: "policy", optional: true },
-  { group: "policies.kyverno.io", version: "v1", resource: "policyexceptions", kind: "PolicyException", role: "policy", optional: true },
-];
-
-/** Gatekeeper's mutator CRDs (mutations.gatekeeper.sh), watched when served. */
-export const GATEKEEPER_RESOURCES: readonly WatchedResource[] = [
-  { group: "mutations.gatekeeper.sh", version: "v1", resource: "assign", kind: "Assign", role: "policy", optional: true },
-  { group: "mutations.gatekeeper.sh", version: "v1", resource: "assignmetadata", kind: "AssignMetadata", role: "policy", optional: true },
-  { group: "mutations.gatekeeper.sh", version: "v1", resource: "modifyset", kind: "ModifySet", role: "policy", optional: true },
-  { group: "mutations.gatekeeper.sh", version: "v1alpha1", resource: "assignimage", kind: "AssignImage", role: "policy", optional: true },
-];
+export { GATEKEEPER_RESOURCES, KYVERNO_RESOURCES, MAP_RESOURCES, type WatchedResource };
 
 export interface ClusterSourceOptions {
   /** A kubeconfig file; else `inCluster`; else the default loading rules ($KUBECONFIG, ~/.kube/config). */
   readonly kubeconfig?: string;
+  /** The kubeconfig context (default: its current-context). */
+  readonly context?: string;
   readonly inCluster?: boolean;
   /** Param kinds (get/list/watch, cluster-wide). */
   readonly paramResources?: readonly WatchedResource[];
@@ -96,62 +65,6 @@ export interface ClusterSourceOptions {
    * (Kyverno's variables, comma-separated), else Kyverno 1.19's default blocklist.
    */
   readonly kyvernoData?: LiveProviderOptions | false;
-}
-
-function resourcePath(r: WatchedResource): string {
-  return r.group === "" ? `/api/${r.version}/${r.resource}` : `/apis/${r.group}/${r.version}/${r.resource}`;
-}
-
-class HttpStatusError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** GET a list as raw JSON (no client-side typing: the objects stay exactly as the API server sent them). */
-async function getJson(kc: KubeConfig, path: string): Promise<KubernetesListObject<KubernetesObject>> {
-  const cluster = kc.getCurrentCluster();
-  if (cluster === null) throw new Error("kubeconfig: no current cluster");
-  const url = new URL(cluster.server.replace(/\/$/, "") + path);
-  const opts: RequestOptions = { method: "GET", headers: { accept: "application/json" } };
-  await kc.applyToHTTPSOptions(opts);
-  const send = url.protocol === "http:" ? httpRequest : httpsRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(url, opts, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        if (res.statusCode !== 200) return reject(new HttpStatusError(res.statusCode ?? 0, `GET ${path}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
-        try {
-          resolve(JSON.parse(text) as KubernetesListObject<KubernetesObject>);
-        } catch (e) {
-          reject(e instanceof Error ? e : new Error(String(e)));
-        }
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-/** GET any JSON (a 404 rejects with `status`). */
-function getJsonOr404Raw(kc: KubeConfig, path: string): Promise<unknown> {
-  return getJson(kc, path);
-}
-
-/** GET any JSON; `undefined` on 404. */
-async function getJsonOr404(kc: KubeConfig, path: string): Promise<unknown> {
-  try {
-    return await getJson(kc, path);
-  } catch (e) {
-    if (e instanceof HttpStatusError && e.status === 404) return undefined;
-    throw e;
-  }
 }
 
 type Cache = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
@@ -179,12 +92,9 @@ export class ClusterPolicySource implements PolicySource {
   #delivering: Promise<void> = Promise.resolve();
 
   constructor(options: ClusterSourceOptions = {}, kubeConfig?: KubeConfig) {
-    const kc = kubeConfig ?? new KubeConfig();
-    if (kubeConfig === undefined) {
-      if (options.kubeconfig !== undefined) kc.loadFromFile(options.kubeconfig);
-      else if (options.inCluster === true) kc.loadFromCluster();
-      else kc.loadFromDefault();
-    }
+    const kc =
+      kubeConfig ??
+      loadKubeConfig({ ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}), ...(options.context !== undefined ? { context: options.context } : {}), ...(options.inCluster === true ? { inCluster: true } : {}) });
     this.#kc = kc;
     this.#resources = [
       ...MAP_RESOURCES,
@@ -202,7 +112,7 @@ export class ClusterPolicySource implements PolicySource {
       const env = (name: string): string[] | undefined => (process.env[name] === undefined ? undefined : splitList(process.env[name]!));
       const blocklist = data.http?.blocklist ?? env("FLAG_HTTP_BLOCKLIST");
       const allowlist = data.http?.allowlist ?? env("FLAG_HTTP_ALLOWLIST");
-      this.#live = new LiveKyvernoProviders(kc, (path) => getJsonOr404Raw(kc, path), {
+      this.#live = new LiveKyvernoProviders(kc, (path) => getJson<unknown>(kc, path), {
         ...data,
         http: { ...(data.http ?? {}), ...(blocklist !== undefined ? { blocklist } : {}), ...(allowlist !== undefined ? { allowlist } : {}) },
       });
@@ -235,32 +145,9 @@ export class ClusterPolicySource implements PolicySource {
   }
 
   /** Keeps the optional resources whose group-version the API server serves (404: not installed). */
-  async #probeOptional(): Promise<{ keep: WatchedResource[]; absent: string[] }> {
-    const served = new Map<string, Promise<readonly string[] | undefined>>();
-    const resourcesOf = (gv: string): Promise<readonly string[] | undefined> => {
-      let p = served.get(gv);
-      if (p === undefined) {
-        p = getJson(this.#kc, `/apis/${gv}`).then(
-          (l) => ((l as unknown as { resources?: { name?: string }[] }).resources ?? []).map((r) => r.name ?? ""),
-          // 404: not installed. Anything else (network, 5xx): assume served; the informer retries.
-          (e: unknown) => (e instanceof HttpStatusError && e.status === 404 ? [] : undefined),
-        );
-        served.set(gv, p);
-      }
-      return p;
-    };
-    const keep: WatchedResource[] = [];
-    const absent: string[] = [];
-    for (const r of this.#resources) {
-      if (r.optional !== true) {
-        keep.push(r);
-        continue;
-      }
-      const names = await resourcesOf(`${r.group}/${r.version}`);
-      if (names === undefined || names.includes(r.resource)) keep.push(r);
-      else absent.push(`${r.group}/${r.version} ${r.resource}`);
-    }
-    return { keep, absent };
+  #probeOptional(): Promise<{ keep: WatchedResource[]; absent: string[] }> {
+    // Anything but a 404 (network, 5xx): assume served; the informer retries.
+    return probeServed(this.#kc, this.#resources, true);
   }
 
   async start(listener: (update: SourceUpdate) => void): Promise<void> {
@@ -386,22 +273,4 @@ export class ClusterPolicySource implements PolicySource {
       },
     };
   }
-}
-
-function key(o: KubernetesObject): string {
-  const ns = o.metadata?.namespace;
-  return `${ns !== undefined ? `${ns}/` : ""}${o.metadata?.name ?? ""}`;
-}
-
-const KINDS: Record<string, string> = {
-  mutatingadmissionpolicies: "MutatingAdmissionPolicy",
-  mutatingadmissionpolicybindings: "MutatingAdmissionPolicyBinding",
-  namespaces: "Namespace",
-};
-
-/** List items come without apiVersion/kind: put them back (the loader sorts documents by them). */
-function withTypeMeta(o: KubernetesObject, r: WatchedResource): KubernetesObject {
-  if (o.apiVersion !== undefined && o.kind !== undefined) return o;
-  const kind = r.kind ?? KINDS[r.resource];
-  return { ...o, apiVersion: r.group === "" ? r.version : `${r.group}/${r.version}`, ...(kind !== undefined && o.kind === undefined ? { kind } : {}) };
 }

@@ -16,6 +16,7 @@ import { admit, kyvernoContext, unknownKind, validateAdmission, type Admission, 
 import { describeObject, isObject, loadInputs, objectProblem, where } from "../render/session.js";
 import { renderTrace } from "../render/trace.js";
 import { formatVerdict, gatekeeperEvaluation, mutatorInputs, type MutatorInputs } from "./translate.js";
+import { CLUSTER_EXIT, clusterInputs, KUBECONFIG_HELP, KUBECONFIG_OPTIONS, wantsCluster } from "../cluster-inputs.js";
 
 const OPTIONS: readonly OptionSpec[] = [
   {
@@ -87,6 +88,7 @@ const OPTIONS: readonly OptionSpec[] = [
     description:
       "Stop at admission: do not validate the admitted object as the apiserver does before storing it (a policy's result the apiserver would reject with 422 Invalid is then shown as admitted).",
   },
+  ...KUBECONFIG_OPTIONS,
   HELP_OPTION,
 ];
 
@@ -151,6 +153,7 @@ export const evalCommand: Command = {
   sections: [
     { title: "Defaulting", body: DEFAULTING_HELP },
     { title: "Exit codes", body: EXIT_HELP },
+    { title: "Policies from a cluster (--kubeconfig)", body: KUBECONFIG_HELP },
   ],
   run: runEval,
 };
@@ -195,7 +198,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   const rPaths = list(args.values["resource"]);
   const oldPaths = list(args.values["old"]);
   const targetPaths = list(args.values["target-resources"]);
-  if (fPaths.length === 0) throw new UsageError("missing -f <file|dir> with the policies and bindings");
+  if (fPaths.length === 0 && !wantsCluster(args)) throw new UsageError("missing -f <file|dir> with the policies and bindings");
   if (rPaths.length === 0) throw new UsageError("missing -r <file|dir> with the resources to admit");
   const opText = str(args, "operation") ?? (oldPaths.length > 0 ? "UPDATE" : "CREATE");
   if (opText !== "CREATE" && opText !== "UPDATE") throw new UsageError(`--operation must be CREATE or UPDATE, got ${JSON.stringify(opText)}`);
@@ -238,7 +241,14 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   const rDocs = load(rPaths, errors);
   const oldDocs = load(oldPaths, errors);
   const targetDocs = load(targetPaths, errors);
-  const built = loadInputs(fDocs);
+  // --kubeconfig: the cluster's policy set with the -f documents laid over it (src/cli/cluster-inputs.ts).
+  const live = wantsCluster(args) ? await clusterInputs(args, fDocs) : undefined;
+  if (live !== undefined && !live.ok) {
+    io.stderr(`${errColor.red("error")}: ${live.error}\n`);
+    return CLUSTER_EXIT;
+  }
+  for (const n of live?.inputs.notes ?? []) io.stderr(`note: ${n}\n`);
+  const built = loadInputs(live?.inputs.documents ?? fDocs, live?.inputs.loadOptions);
   errors.push(...built.errorLines);
   const session = built.policySet;
   const targets: Target[] = [];

@@ -16,6 +16,7 @@ import type { Command } from "../command.js";
 const MODULES: readonly (readonly [name: string, file: string, exportName: string])[] = [
   ["cel", "./cel.js", "celCommand"],
   ["eval", "./eval.js", "evalCommand"],
+  ["audit", "./audit.js", "auditCommand"],
   ["translate", "./translate.js", "translateCommand"],
   ["conformance", "./conformance.js", "conformanceCommand"],
   ["test", "./test.js", "testCommand"],
