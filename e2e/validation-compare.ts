@@ -66,10 +66,68 @@ function jsonDiff(a: unknown, b: unknown, path = "", out: string[] = [], limit =
   return out;
 }
 
+/**
+ * What is legitimately variable, or set by the apiserver from cluster state, normalised on both
+ * sides before comparing (each documented in docs/validation.md, "Evidence against a real apiserver"):
+ * - the 5 random characters `generateName` gets (names.SimpleNameGenerator): `<prefix>xxxxx`;
+ * - a NodePort the Service allocator assigned (`spec.ports[*].nodePort` absent from the request);
+ * - what the registry strategy's PrepareForCreate sets (built-in kinds' `status`, a Namespace's
+ *   `spec.finalizers`, a DaemonSet's `deprecated.daemonset.template.generation` annotation): not
+ *   modelled by celmap, documented;
+ * - a Job's selector and pod labels generated from its uid at creation (`controller-uid`,
+ *   `batch.kubernetes.io/controller-uid`, `job-name`, `batch.kubernetes.io/job-name`) unless the
+ *   request set `manualSelector`.
+ */
+function normaliseText(t: string | undefined, generateName: string | undefined): string | undefined {
+  if (t === undefined || generateName === undefined || generateName === "") return t;
+  const esc = generateName.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return t.replace(new RegExp(`${esc}[a-z0-9]{5}`, "g"), `${generateName}xxxxx`);
+}
+
+function normaliseObject(o: Obj, request: Obj, builtin: boolean): Obj {
+  const c = JSON.parse(show(o)) as Obj;
+  const kind = String(c.kind);
+  const spec = c.spec as Obj | undefined;
+  // The registry strategies' PrepareForCreate: status reset (a Pod's phase Pending and QoS class,
+  // `{}` or zero counts for workloads), a Namespace's spec.finalizers [kubernetes], a DaemonSet's
+  // template-generation annotation. Not modelled
+  // (docs/validation.md, "Not modelled").
+  if (builtin) delete c.status;
+  const md = c.metadata as Obj;
+  const ann = md.annotations as Obj | undefined;
+  if (kind === "DaemonSet" && ann !== undefined && ((request.metadata as Obj).annotations as Obj | undefined)?.["deprecated.daemonset.template.generation"] === undefined) {
+    delete ann["deprecated.daemonset.template.generation"];
+    if (Object.keys(ann).length === 0) delete md.annotations;
+  }
+  if (kind === "Namespace" && spec !== undefined && (request.spec as Obj | undefined)?.finalizers === undefined) {
+    delete spec.finalizers;
+    if (Object.keys(spec).length === 0) delete c.spec;
+  }
+  if (kind === "Service" && spec !== undefined && Array.isArray(spec.ports)) {
+    const sent = (((request.spec as Obj | undefined)?.ports ?? []) as Obj[]);
+    spec.ports = (spec.ports as Obj[]).map((p, i) => {
+      if (sent[i]?.nodePort !== undefined) return p;
+      const { nodePort: _n, ...rest } = p;
+      return rest;
+    });
+  }
+  if (kind === "Job" && spec !== undefined && (spec.manualSelector as unknown) !== true) {
+    delete spec.selector;
+    const md = ((spec.template as Obj | undefined)?.metadata ?? {}) as Obj;
+    const labels = md.labels as Obj | undefined;
+    if (labels !== undefined) for (const k of ["controller-uid", "batch.kubernetes.io/controller-uid", "job-name", "batch.kubernetes.io/job-name"]) delete labels[k];
+  }
+  return c;
+}
+
 /** The differences between the apiserver's recorded answer and celmap's (empty: none). */
 export function differences(c: RecordedCase): string[] {
-  const want = c.answer;
-  const got = celmapAnswer(c);
+  const gen = /metadata\.generateName: Invalid value: "([^"]*)"/.exec(c.answer.message ?? "")?.[1];
+  const norm = (t: string | undefined): string | undefined => normaliseText(t, gen);
+  const raw = c.answer;
+  const want: RecordedAnswer = { ...raw, message: norm(raw.message), ...(raw.causes ? { causes: raw.causes.map((x) => ({ ...x, message: norm(x.message)! })) } : {}) };
+  const rawGot = celmapAnswer(c);
+  const got = "harness" in rawGot ? rawGot : { ...rawGot, message: norm(rawGot.message), ...(rawGot.causes ? { causes: rawGot.causes.map((x) => ({ ...x, message: norm(x.message)! })) } : {}) };
   if ("harness" in got) return [`celmap: ${got.harness}`];
   const d: string[] = [];
   if (want.code !== got.code) d.push(`code: apiserver ${want.code}, celmap ${got.code}`);
@@ -79,8 +137,22 @@ export function differences(c: RecordedCase): string[] {
     if (want.code === 422 && show(want.causes ?? []) !== show(got.causes ?? [])) d.push(`causes:\n    apiserver ${show(want.causes)}\n    celmap    ${show(got.causes)}`);
     return d;
   }
-  const wantObj = c.expect.object as Obj;
-  const gotObj = withoutServerMetadata(got.object!);
+  const builtin = c.crd === undefined;
+  const wantObj = normaliseObject(c.expect.object as Obj, c.object as Obj, builtin);
+  const gotObj = normaliseObject(withoutServerMetadata(got.object!), c.object as Obj, builtin);
   d.push(...jsonDiff(wantObj, gotObj).map((x) => `object ${x}`));
   return d;
 }
+
+/**
+ * Differences found and understood but not fixed, each with its cause (also in docs/validation.md).
+ * They are reported as known, never hidden: a case here that stops differing fails the suite too.
+ */
+export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
+  "apival/Pod/update/port-changed":
+    "ValidatePodUpdate (pkg/apis/core/validation/validation.go) appends a go-cmp diff of the internal PodSpec to the message; celmap gives the sentence without the diff",
+  "apival/Gadget/equivalent/v2-only-field-too-long":
+    "celmap prunes (by the policy's version v1) after each mutation; the apiserver only defaults after a mutation (unstructuredDefaulter, apiextensions-apiserver pkg/apiserver/customresource_handler.go:1240) and prunes when decoding, so it validates the v2-only field (maxLength) before storage",
+  "apival/Gadget/equivalent/seen-null-dropped":
+    "celmap drops a null of a non-nullable field after each mutation; the apiserver drops them only when decoding (PruneNonNullableNullsWithoutDefaults, customresource_handler.go:1439) and rejects a null a policy wrote (type error)",
+};
