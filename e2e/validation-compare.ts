@@ -9,7 +9,7 @@
  */
 import { admit } from "../src/engine/index.js";
 import { loadMapCase, mapCaseInputs, type MapCase } from "../src/conformance/map.js";
-import { withoutServerMetadata, type StatusCause } from "./validation-run.js";
+import { normaliseObject, withoutServerMetadata, type StatusCause } from "./validation-run.js";
 import type { Obj } from "./validation-cases.js";
 
 export interface RecordedAnswer {
@@ -84,41 +84,6 @@ function normaliseText(t: string | undefined, generateName: string | undefined):
   return t.replace(new RegExp(`${esc}[a-z0-9]{5}`, "g"), `${generateName}xxxxx`);
 }
 
-function normaliseObject(o: Obj, request: Obj, builtin: boolean): Obj {
-  const c = JSON.parse(show(o)) as Obj;
-  const kind = String(c.kind);
-  const spec = c.spec as Obj | undefined;
-  // The registry strategies' PrepareForCreate: status reset (a Pod's phase Pending and QoS class,
-  // `{}` or zero counts for workloads), a Namespace's spec.finalizers [kubernetes], a DaemonSet's
-  // template-generation annotation. Not modelled
-  // (docs/validation.md, "Not modelled").
-  if (builtin) delete c.status;
-  const md = c.metadata as Obj;
-  const ann = md.annotations as Obj | undefined;
-  if (kind === "DaemonSet" && ann !== undefined && ((request.metadata as Obj).annotations as Obj | undefined)?.["deprecated.daemonset.template.generation"] === undefined) {
-    delete ann["deprecated.daemonset.template.generation"];
-    if (Object.keys(ann).length === 0) delete md.annotations;
-  }
-  if (kind === "Namespace" && spec !== undefined && (request.spec as Obj | undefined)?.finalizers === undefined) {
-    delete spec.finalizers;
-    if (Object.keys(spec).length === 0) delete c.spec;
-  }
-  if (kind === "Service" && spec !== undefined && Array.isArray(spec.ports)) {
-    const sent = (((request.spec as Obj | undefined)?.ports ?? []) as Obj[]);
-    spec.ports = (spec.ports as Obj[]).map((p, i) => {
-      if (sent[i]?.nodePort !== undefined) return p;
-      const { nodePort: _n, ...rest } = p;
-      return rest;
-    });
-  }
-  if (kind === "Job" && spec !== undefined && (spec.manualSelector as unknown) !== true) {
-    delete spec.selector;
-    const md = ((spec.template as Obj | undefined)?.metadata ?? {}) as Obj;
-    const labels = md.labels as Obj | undefined;
-    if (labels !== undefined) for (const k of ["controller-uid", "batch.kubernetes.io/controller-uid", "job-name", "batch.kubernetes.io/job-name"]) delete labels[k];
-  }
-  return c;
-}
 
 /** The differences between the apiserver's recorded answer and celmap's (empty: none). */
 export function differences(c: RecordedCase): string[] {
