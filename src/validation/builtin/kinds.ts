@@ -27,6 +27,8 @@ export interface KindValidation {
   readonly update?: (o: JsonObject, old: JsonObject) => FieldError[];
   /** Extra checks after the spec on CREATE. */
   readonly afterCreate?: (o: JsonObject) => FieldError[];
+  /** Rules BEFORE the metadata update checks on UPDATE (a strategy that validates the new object first). */
+  readonly beforeMetaUpdate?: (o: JsonObject) => FieldError[];
 }
 
 const SPEC = FieldPath.root("spec");
@@ -503,7 +505,10 @@ const KIND_TABLE: Readonly<Record<string, KindValidation>> = {
       ...secretData(o),
     ],
   },
-  "/Namespace": { namespaced: false, name: nameIsDNSLabel, spec: () => [], update: () => [] },
+  // namespaceStrategy.ValidateUpdate (pkg/registry/core/namespace/strategy.go:138): ValidateNamespace
+  // (the object's metadata, as on CREATE) and then ValidateNamespaceUpdate (ValidateObjectMetaUpdate):
+  // a bad finalizer name is reported twice.
+  "/Namespace": { namespaced: false, name: nameIsDNSLabel, spec: () => [], update: () => [], beforeMetaUpdate: (o) => validateObjectMeta(obj(o, "metadata") ?? {}, false, nameIsDNSLabel) },
   "/ServiceAccount": { namespaced: true, name: nameIsDNSSubdomain, spec: () => [], update: (o) => createMeta(o, nameIsDNSSubdomain) },
   "apps/Deployment": {
     namespaced: true,
@@ -595,6 +600,6 @@ export function validateBuiltin(v: KindValidation, o: JsonObject, old: JsonObjec
     return [...validateObjectMeta(md, v.namespaced, v.name), ...v.spec(o), ...(v.afterCreate?.(o) ?? [])];
   }
   const oldMd = obj(old, "metadata") ?? {};
-  return [...validateObjectMetaUpdate(md, oldMd), ...(v.update ?? v.spec)(o, old)];
+  return [...(v.beforeMetaUpdate?.(o) ?? []), ...validateObjectMetaUpdate(md, oldMd), ...(v.update ?? v.spec)(o, old)];
 }
 

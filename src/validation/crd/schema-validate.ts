@@ -92,14 +92,20 @@ function validate(v: JsonValue, s: Schema, name: string, errs: FieldError[]): vo
   const intOrString = s["x-kubernetes-int-or-string"] === true;
   const t = jsonType(v);
   // typeValidator
+  // An int-or-string schema is converted to the kube-openapi type list [integer, string]
+  // (apiextensions-apiserver pkg/apiserver/validation ConvertJSONSchemaPropsWithPostProcess), whose
+  // type error names both: `must be of type integer,string: "boolean"`.
   if (v === null) {
-    if (type !== "" && s.nullable !== true) {
-      errs.push(typeInvalid(at(name), "null", `${name} in body must be of type ${type}: "null"`));
+    if ((type !== "" || intOrString) && s.nullable !== true) {
+      errs.push(typeInvalid(at(name), "null", `${name} in body must be of type ${intOrString ? "integer,string" : type}: "null"`));
       return;
     }
     return;
   }
   // (kube-openapi runs every validator; those for another kind of value do not apply, enum always does.)
+  if (intOrString && t !== "integer" && t !== "string") {
+    errs.push(typeInvalid(at(name), t, `${name} in body must be of type integer,string: ${JSON.stringify(t)}`));
+  }
   if (type !== "" && !intOrString) {
     const ok = type === t || (type === "number" && t === "integer");
     if (!ok) {
