@@ -146,7 +146,7 @@ function perElement(e: string, base: string, after: readonly string[], leaf: Lea
   const leafCur = n === 1 ? `${e}.?${after[0]}` : `${e}.${sub(n - 1)}.?${after[n - 1]}`;
   let patch = `JSONPatch{op: "add", path: ${ptr(n)}, value: ${leaf.at(leafCur)}}`;
   for (let k = n - 1; k >= 1; k--) {
-    patch = `!has(${e}.${sub(k)}) ? JSONPatch{op: "add", path: ${ptr(k)}, value: ${plainLiteral(nest(after.slice(k), leaf.created))}} :\n    ${patch}`;
+    patch = `!has(${e}.${sub(k)}) ? JSONPatch{op: "add", path: ${ptr(k)}, value: ${plainLiteral(nest(after.slice(k), leaf.created))}} :\n  ${patch}`;
   }
   return patch;
 }
@@ -211,7 +211,7 @@ export function keyedForm(m: Mutator): KeyedForm | undefined {
     const expression =
       c === "MustExist" ? each
       : c === "MustNotExist" ? `${list}.exists(${e}, ${match(e)}) ? [] : [${append}]`
-      : `[${each}].map(p, size(p) > 0 ? p :\n  [${append}])[0]`;
+      : `// every element with ${key.key} ${JSON.stringify(key.value)}; none: Gatekeeper appends one\n[${each}\n].map(p, size(p) > 0 ? p : [\n  ${append}\n])[0]`;
     return {
       expression,
       variables: [],
@@ -234,10 +234,12 @@ export function keyedForm(m: Mutator): KeyedForm | undefined {
   const e = varFor(inner.name, c);
   const innerList = inner.required ? `${c}.${inner.name}` : `${c}.?${inner.name}.orValue([])`;
   const base = `${celString(ptrText(names) + "/")} + string(i)`;
-  const each = `${innerList}.transformList(j, ${e}, ${match(e)},\n    ${perElement(e, `${base} + ${celString("/" + inner.name + "/")} + string(j)`, after, leaf).replace(/\n/g, "\n  ")})`;
+  const each = `${innerList}.transformList(j, ${e}, ${match(e)},\n    ${perElement(e, `${base} + ${celString("/" + inner.name + "/")} + string(j)`, after, leaf).replace(/\n/g, "\n    ")})`;
   const create = `JSONPatch{op: "add", path: ${base} + ${celString("/" + inner.name)}, value: ${innerList} + [${newElement()}]}`;
   return {
-    expression: `object.${names.join(".")}.transformList(i, ${c}, [${each}].map(p, size(p) > 0 ? p :\n  [${create}])[0]).flatten()`,
+    expression:
+      `// in every element, each ${inner.name} entry with ${key.key} ${JSON.stringify(key.value)}; none: Gatekeeper appends one\n` +
+      `object.${names.join(".")}.transformList(i, ${c},\n  [${each}\n  ].map(p, size(p) > 0 ? p : [\n    ${create}\n  ])[0]\n).flatten()`,
     variables: [],
     usesFlatten: true,
     why: `under every element, each ${inner.name} entry with ${key.key} ${JSON.stringify(key.value)} gets the value; without one, Gatekeeper's new entry is appended (JSONPatch: a merge would collapse duplicate keys)`,

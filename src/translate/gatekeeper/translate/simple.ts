@@ -153,8 +153,25 @@ function simpleAssign(m: Mutator): SimpleForm | undefined {
         : "a constant under a glob over a typed list: one add per element (an equal value changes nothing), no type guards (the schema fixes every type)",
     };
   }
+  if (absentOnly && !scalar) {
+    // A list or object where absent: the apply could not set an atomic list (MAP refuses to
+    // mutate one), so JSONPatch: add the deepest missing parent with the rest, or the leaf.
+    if (!steps.every((s) => s.t === "field")) return undefined;
+    const names = (steps as { name: string; required: boolean }[]).map((s) => s.name);
+    let expr = "[]";
+    for (let k = names.length; k >= 1; k--) {
+      if ((steps[k - 1] as { required: boolean }).required) continue;
+      const rest = names.slice(k).reduceRight<unknown>((acc, n) => ({ [n]: acc }), value);
+      expr = `!has(object.${names.slice(0, k).join(".")}) ? [JSONPatch{op: "add", path: ${celString("/" + names.slice(0, k).join("/"))}, value: ${plainLiteral(rest)}}] :\n${expr}`;
+    }
+    return {
+      patchType: "JSONPatch",
+      expression: expr,
+      why: "a default (MustNotExist on the leaf) that is a list or an object: one add of the leaf, or of its deepest missing parent, where it is absent",
+    };
+  }
   if (absentOnly) {
-    if (!(scalar || Array.isArray(value)) || !steps.every((s) => s.t === "field")) return undefined;
+    if (!steps.every((s) => s.t === "field")) return undefined;
     // The leaf as an optional: `.` through required fields, `.?` from the first optional one on.
     let opt = false;
     const chain = (steps as { name: string; required: boolean }[]).map((s) => ((opt ||= !s.required) ? `.?${s.name}` : `.${s.name}`)).join("");
@@ -179,11 +196,11 @@ function simpleModifySet(m: Mutator): string | undefined {
   const g = steps?.findIndex((x) => x.t === "glob") ?? -1;
   if (steps === undefined || g < 0) return undefined;
   const vals = m.values as string[];
-  const dv = celLiteral([...new Set(vals)]);
+  const dv = plainLiteral([...new Set(vals)]);
   if (m.operation === "prune") {
-    return renderGlob(steps, g, celLiteral(vals), { onlyPresent: true, present: (x) => `${x}.filter(s, !(s in ${dv}))` });
+    return renderGlob(steps, g, plainLiteral(vals), { onlyPresent: true, present: (x) => `${x}.filter(s, !(s in ${dv}))` });
   }
-  return renderGlob(steps, g, celLiteral(vals), { onlyPresent: false, present: (x) => `${x} + ${dv}.filter(s, !(s in ${x}))` });
+  return renderGlob(steps, g, plainLiteral(vals), { onlyPresent: false, present: (x) => `${x} + ${dv}.filter(s, !(s in ${x}))` });
 }
 
 /**
@@ -256,7 +273,9 @@ function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { o
   const listField = before[before.length - 1]!.name;
   const v = elementVar(listField);
   // An absent list has no elements (Gatekeeper creates none for a glob).
-  const list = before.every((s) => s.required) ? `object.${before.map((s) => s.name).join(".")}` : `object.${before.map((s) => `?${s.name}`).join(".")}.orValue([])`;
+  let opt = false;
+  const chain = before.map((s) => ((opt ||= !s.required) ? `.?${s.name}` : `.${s.name}`)).join("");
+  const list = opt ? `object${chain}.orValue([])` : `object${chain}`;
   const base = `${celString("/" + before.map((s) => s.name).join("/") + "/")} + string(i) + `;
   const sub = (k: number) => after.slice(0, k).map((s) => s.name).join(".");
   const ptr = (k: number) => `${base}${celString("/" + after.slice(0, k).map((s) => s.name).join("/"))}`;
@@ -273,8 +292,8 @@ function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { o
   let patch =
     leaf === undefined
       ? `JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}}`
-      : `!has(${leafX}) ? JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}} :\n    JSONPatch{op: "add", path: ${ptr(n)}, value: ${leaf.present(leafX)}}`;
-  for (let k = n - 1; k >= 1; k--) patch = `!has(${v}.${sub(k)}) ? JSONPatch{op: "add", path: ${ptr(k)}, value: ${nested(k)}} :\n    ${patch}`;
+      : `!has(${leafX}) ? JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}} :\n  JSONPatch{op: "add", path: ${ptr(n)}, value: ${leaf.present(leafX)}}`;
+  for (let k = n - 1; k >= 1; k--) patch = `!has(${v}.${sub(k)}) ? JSONPatch{op: "add", path: ${ptr(k)}, value: ${nested(k)}} :\n  ${patch}`;
   // MustNotExist on the leaf: only the elements where it is absent.
   if (absentOnly) return `${list}.transformList(i, ${v}, !${v}.${after.map((s) => `?${s.name}`).join(".")}.hasValue(),\n  ${patch})`;
   return `${list}.transformList(i, ${v},\n  ${patch})`;
@@ -283,5 +302,5 @@ function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { o
 /** A short variable for the elements of list `field` (its first letter). */
 function elementVar(field: string): string {
   const c = field[0]!.toLowerCase();
-  return /[a-z]/.test(c) && !RESERVED.has(c) ? c : "x";
+  return /[a-z]/.test(c) && !RESERVED.has(c) && c !== "i" && c !== "s" ? c : "x";
 }
