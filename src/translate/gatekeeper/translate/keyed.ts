@@ -12,7 +12,9 @@
  *   added with the rest below it); none: `{k: v, c: {d: …}}` is appended. MustExist on the
  *   keyed node: only existing elements; MustNotExist: only the new element.
  * - `a.b[k: *].f[k2: v].c`: the same per element of the glob, on the element's list `f` (absent:
- *   created as `[{k2: v, c: …}]`, as Gatekeeper creates it).
+ *   created as `[{k2: v, c: …}]`, as Gatekeeper creates it). New elements are always appended
+ *   with `/-`, never by rewriting the list, so a mutation merged after this one (merge.ts),
+ *   computed on the object before it, keeps this one's element.
  *
  * The leaf value is a constant (Assign; AssignImage with domain, path and tag) or an
  * AssignImage with a tag only (the image keeps its domain and path: `find` of Gatekeeper's
@@ -235,7 +237,12 @@ export function keyedForm(m: Mutator): KeyedForm | undefined {
   const innerList = inner.required ? `${c}.${inner.name}` : `${c}.?${inner.name}.orValue([])`;
   const base = `${celString(ptrText(names) + "/")} + string(i)`;
   const each = `${innerList}.transformList(j, ${e}, ${match(e)},\n    ${perElement(e, `${base} + ${celString("/" + inner.name + "/")} + string(j)`, after, leaf).replace(/\n/g, "\n    ")})`;
-  const create = `JSONPatch{op: "add", path: ${base} + ${celString("/" + inner.name)}, value: ${innerList} + [${newElement()}]}`;
+  // Appended (`/-`), never the list rewritten: a mutation merged after this one (merge.ts)
+  // appends to the same list, computed on the object before this one's append.
+  const appendOne = `JSONPatch{op: "add", path: ${base} + ${celString("/" + inner.name + "/-")}, value: ${newElement()}}`;
+  const create = inner.required
+    ? appendOne
+    : `has(${c}.${inner.name}) ? ${appendOne} :\n    JSONPatch{op: "add", path: ${base} + ${celString("/" + inner.name)}, value: [${newElement()}]}`;
   return {
     expression:
       `// in every element, each ${inner.name} entry with ${key.key} ${JSON.stringify(key.value)}; none: Gatekeeper appends one\n` +
