@@ -296,6 +296,7 @@ async function runTranslate(args: ParsedArgs, io: CliIo): Promise<number> {
   let kExact = 0;
   for (const r of k.reports) {
     io.stderr(formatKyvernoReport(r, errColor));
+    if (explain && r.explain !== undefined) io.stderr(`  explain: ${r.explain}\n`);
     if (r.generated && r.dropped.length === 0) kExact++;
   }
   if (kyvernoPolicies.length > 0) {

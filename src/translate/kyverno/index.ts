@@ -41,7 +41,21 @@ export interface TranslateKyvernoResult {
   /** MutatingAdmissionPolicies and bindings, in input order. */
   readonly objects: Json[];
   /** Per policy: generated or not, why not, and what did not carry over. */
-  readonly reports: { readonly policy: string; readonly generated: boolean; readonly reason?: string; readonly dropped: readonly Dropped[] }[];
+  readonly reports: { readonly policy: string; readonly generated: boolean; readonly reason?: string; readonly dropped: readonly Dropped[]; readonly explain?: string }[];
+}
+
+/** `--explain` for a generated MAP: what it holds and where it came from. */
+function explainMap(map: Json, exceptionConditions: number): string {
+  const spec = map?.spec ?? {};
+  const muts: Json[] = spec.mutations ?? [];
+  const kinds = [...new Set(muts.map((m) => m?.patchType))].join(", ");
+  const n = (k: number, w: string) => `${k} ${w}${k === 1 ? "" : "s"}`;
+  const conds = (spec.matchConditions ?? []).length;
+  return (
+    `MAP ${String(map?.metadata?.name)}: ${n(muts.length, "mutation")}${kinds !== "" ? ` (${kinds})` : ""}, ${n((spec.variables ?? []).length, "variable")}, ` +
+    `${n(conds, "matchCondition")}${exceptionConditions > 0 ? ` (${exceptionConditions} negated from PolicyExceptions)` : ""}; ` +
+    `why: the MutatingPolicy's own CEL, carried verbatim as Kyverno generates it: nothing is added but the exceptions' negated conditions`
+  );
 }
 
 /** `celmap translate` for MutatingPolicies: the MAPs Kyverno would generate, and a statement per field that does not carry over. */
@@ -51,7 +65,15 @@ export function translateMutatingPolicies(policies: readonly Json[], options: Ge
   for (const p of policies) {
     const r = generateMap(p, options);
     if (r.generated) objects.push(r.policy, r.binding);
-    reports.push({ policy: `${String(p?.kind)}/${String(p?.metadata?.name)}`, generated: r.generated, ...(r.reason !== undefined ? { reason: r.reason } : {}), dropped: r.dropped });
+    const own = (p?.spec?.matchConditions ?? []).length;
+    const explain = r.generated ? explainMap(r.policy, ((r.policy?.spec?.matchConditions ?? []) as unknown[]).length - own) : undefined;
+    reports.push({
+      policy: `${String(p?.kind)}/${String(p?.metadata?.name)}`,
+      generated: r.generated,
+      ...(r.reason !== undefined ? { reason: r.reason } : {}),
+      dropped: r.dropped,
+      ...(explain !== undefined ? { explain } : {}),
+    });
   }
   return { objects, reports };
 }

@@ -264,7 +264,16 @@ interface Entry {
   patchType?: "ApplyConfiguration" | "JSONPatch";
   /** The readable form (simple.ts) was chosen; why. */
   simple?: boolean;
+  /** Policy variables the readable form reads (emitted as `spec.variables` when it has a policy of its own). */
+  variables?: readonly { readonly name: string; readonly expression: string }[];
   why?: string;
+}
+
+/** `expression` with each `variables.<name>` replaced by the variable's expression in parentheses. */
+function inlineVariables(expression: string, variables: readonly { readonly name: string; readonly expression: string }[]): string {
+  let out = expression;
+  for (const v of variables) out = out.replace(new RegExp(`\\bvariables\\.${v.name}\\b`, "g"), `(${v.expression})`);
+  return out;
 }
 
 function mutationEntry(patchType: "ApplyConfiguration" | "JSONPatch", expression: string): JsonObject {
@@ -471,7 +480,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
     }
     // The readable form where it is provably the same (simple.ts), else the exact JSONPatch walk.
     const simple = options.form === "exact" ? undefined : simpleForm(m);
-    const cel = simple !== undefined ? { ...simple, usesFlatten: false } : mutationCel(m, new Names());
+    const cel = simple !== undefined ? { ...simple, usesFlatten: simple.usesFlatten === true } : mutationCel(m, new Names());
     if (cel.usesFlatten && !hasFlatten) {
       reasons.push({ path: "spec.location", message: "refused: list traversal needs list.flatten() (CEL lists extension), available in MAP from Kubernetes 1.34" });
       verdicts.push({ mutator: mutatorLabel(m), kind: m.kind, name: m.id.name, verdict: "refused", reasons, notes });
@@ -514,6 +523,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       expression: cel.expression,
       patchType: cel.patchType,
       simple: simple !== undefined,
+      ...(simple?.variables !== undefined && simple.variables.length > 0 ? { variables: simple.variables } : {}),
       why: simple?.why ?? (cel.patchType === "ApplyConfiguration" ? "AssignMetadata: labels and annotations are granular maps, so an apply sets exactly the absent key" : "the full JSONPatch walk: only it is exact here (creating elements, pathTests, sets, image parsing, or a schemaless kind)"),
     });
   }
@@ -544,6 +554,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       e.expression = c.expression;
       e.patchType = c.patchType;
       e.simple = false;
+      delete e.variables;
       e.why = "grouped with interacting mutators: the full JSONPatch walk, whose passes and merges are proved for the group";
     }
   }
@@ -641,6 +652,7 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       spec = {
         matchConstraints: constraints,
         ...(conds.length > 0 ? { matchConditions: conds } : {}),
+        ...(e.variables !== undefined ? { variables: e.variables.map((v) => ({ name: v.name, expression: v.expression })) } : {}),
         failurePolicy,
         reinvocationPolicy: reinvocation,
         mutations: [
@@ -680,7 +692,9 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
       const guarded = (e: Entry): string => {
         const { guard, names } = guardOf(e);
         const none = e.patchType === "JSONPatch" ? "[]" : "Object{}";
-        return guard === undefined ? e.expression! : `${comment(`match: ${names.join(" && ")}`)}\n(${guard}) ?\n${e.expression!} :\n${none}`;
+        // Several mutators share this policy: a readable form's variables are written in place.
+        const body = inlineVariables(e.expression!, e.variables ?? []);
+        return guard === undefined ? body : `${comment(`match: ${names.join(" && ")}`)}\n(${guard}) ?\n${body} :\n${none}`;
       };
       // Lone AssignMetadata mutators of the bundle (ApplyConfiguration): one mutation for all.
       const lone = bundle.filter((g) => g.length === 1 && g[0]!.patchType === "ApplyConfiguration" && g[0]!.m.kind === "AssignMetadata");

@@ -26,6 +26,8 @@
 import { SchemaRegistry, type SchemaNode } from "../../../kube/schema.js";
 import type { Mutator } from "../mutators/index.js";
 import { celLiteral, celString } from "./cel.js";
+import { plainLiteral } from "./literal.js";
+import { keyedForm } from "./keyed.js";
 import { schemaProblems } from "./schema-check.js";
 
 const registry = SchemaRegistry.builtin();
@@ -38,9 +40,7 @@ const RESERVED = new Set(["as", "break", "const", "continue", "else", "for", "fu
 type Step =
   | { readonly t: "field"; readonly name: string; readonly required: boolean }
   | { readonly t: "key"; readonly name: string }
-  | { readonly t: "glob"; readonly key: string }
-  /** `[k: v]` with a MustExist pathTest on it: only an existing element (the first) is written. */
-  | { readonly t: "existing"; readonly key: string; readonly value: string };
+  | { readonly t: "glob"; readonly key: string };
 
 function scalarFits(node: SchemaNode, v: unknown): boolean {
   if (node.t !== "scalar") return false;
@@ -71,14 +71,6 @@ function stepsOn(m: Mutator, root: SchemaNode, leafOk: (leaf: SchemaNode) => boo
         steps.push({ t: "key", name: n.reference });
         cur = registry.resolve(cur.v);
       } else return undefined;
-    } else if (!n.glob) {
-      if (m.tester.conditionAt(i) !== "MustExist" || typeof n.keyValue !== "string" || n.keyValue === "" || globs++ > 0) return undefined;
-      if (!steps.every((x) => x.t === "field" && x.required)) return undefined;
-      if (cur.t !== "list" || cur.lt !== "map" || cur.keys?.length !== 1 || cur.keys[0] !== n.keyField || !IDENT.test(n.keyField) || RESERVED.has(n.keyField)) return undefined;
-      const el = registry.element(cur);
-      if (el.t !== "struct" || el.atomic || el.preserveUnknown) return undefined;
-      steps.push({ t: "existing", key: n.keyField, value: n.keyValue });
-      cur = el;
     } else {
       if (!n.glob || globs++ > 0 || cur.t !== "list" || cur.lt !== "map" || cur.keys?.length !== 1 || cur.keys[0] !== n.keyField) return undefined;
       if (!IDENT.test(n.keyField) || RESERVED.has(n.keyField)) return undefined;
@@ -94,10 +86,10 @@ function stepsOn(m: Mutator, root: SchemaNode, leafOk: (leaf: SchemaNode) => boo
 /** The steps of `m`'s location, the same on every kind it applies to (built-in kinds only), or undefined. */
 function stepsOf(m: Mutator, leafOk: (leaf: SchemaNode) => boolean): Step[] | undefined {
   if (m.kind === "AssignMetadata") return undefined;
-  // pathTests: only MustExist on a keyed element (checked in stepsOn).
+  // pathTests: only MustNotExist on the leaf ("set where absent", see leafAbsentOnly).
   for (let d = 0; d < m.path.nodes.length; d++) {
     const c = m.tester.conditionAt(d);
-    if (c !== undefined && !(c === "MustExist" && m.path.nodes[d]!.type === "List")) return undefined;
+    if (c !== undefined && !(c === "MustNotExist" && d === m.path.nodes.length - 1 && m.path.nodes[d]!.type === "Object")) return undefined;
   }
   if (m.bindings.length === 0 || schemaProblems(m).length > 0) return undefined;
   let steps: Step[] | undefined;
@@ -114,18 +106,20 @@ function stepsOf(m: Mutator, leafOk: (leaf: SchemaNode) => boolean): Step[] | un
 export interface SimpleForm {
   readonly patchType: "ApplyConfiguration" | "JSONPatch";
   readonly expression: string;
+  /** Policy variables the expression reads (`variables.<name>`). */
+  readonly variables?: readonly { readonly name: string; readonly expression: string }[];
+  /** Whether it needs `list.flatten()` (Kubernetes ≥ 1.34). */
+  readonly usesFlatten?: boolean;
   /** Why this form is the mutator's result (for `--explain`). */
   readonly why: string;
 }
 
 /** The readable form of `m` (see the module comment), or undefined where only the full walk is exact. */
 export function simpleForm(m: Mutator): SimpleForm | undefined {
-  const ac = simpleApplyConfiguration(m);
-  if (ac !== undefined) {
-    return m.path.nodes.some((n) => n.type === "List")
-      ? { patchType: "JSONPatch", expression: ac, why: "a constant under a glob over a typed list: one add per element that differs, no type guards (the schema fixes every type)" }
-      : { patchType: "ApplyConfiguration", expression: ac, why: "a constant under granular structs: server-side apply creates the parents and sets the field, as Gatekeeper does" };
-  }
+  const k = keyedForm(m);
+  if (k !== undefined) return { patchType: "JSONPatch", ...k };
+  const a = simpleAssign(m);
+  if (a !== undefined) return a;
   const ms = simpleModifySet(m);
   if (ms !== undefined) return { patchType: "JSONPatch", expression: ms, why: "a ModifySet of strings under a glob over a typed list: one add per element, no type guards (the schema fixes every type)" };
   const r = simpleReplacement(m);
@@ -133,12 +127,62 @@ export function simpleForm(m: Mutator): SimpleForm | undefined {
   return undefined;
 }
 
-function simpleApplyConfiguration(m: Mutator): string | undefined {
-  if (m.kind === "AssignMetadata" || m.kind === "ModifySet") return undefined;
+/**
+ * An Assign of a constant (or an AssignImage with domain, path and tag) through struct fields
+ * and at most one glob; with a MustNotExist pathTest on the leaf, only where the leaf is absent
+ * ("set a default"). Without a glob: an apply configuration (scalars; lists and `orValue` when
+ * only absent leaves are set, which re-applies what is there otherwise). Under a glob: one
+ * JSONPatch add per element (objects and lists replace the leaf wholesale, as Gatekeeper does).
+ */
+function simpleAssign(m: Mutator): SimpleForm | undefined {
+  if (m.kind !== "Assign" && m.kind !== "AssignImage") return undefined;
   const value = constantValue(m);
-  if (typeof value !== "string" && typeof value !== "boolean" && typeof value !== "number") return undefined;
-  const steps = stepsOf(m, (leaf) => scalarFits(leaf, value));
-  return steps === undefined ? undefined : render(steps, celLiteral(value));
+  if (value === undefined || value === null) return undefined;
+  const scalar = typeof value !== "object";
+  const absentOnly = m.tester.conditionAt(m.path.nodes.length - 1) === "MustNotExist";
+  const steps = stepsOf(m, (leaf) => (scalar ? scalarFits(leaf, value) : Array.isArray(value) ? leaf.t === "list" : leaf.t === "struct" || leaf.t === "map"));
+  if (steps === undefined) return undefined;
+  const g = steps.findIndex((s) => s.t === "glob");
+  const lit = plainLiteral(value);
+  if (g >= 0) {
+    return {
+      patchType: "JSONPatch",
+      expression: renderGlob(steps, g, lit, undefined, absentOnly),
+      why: absentOnly
+        ? "a constant where the leaf is absent (MustNotExist), under a glob over a typed list: one add per such element, no type guards (the schema fixes every type)"
+        : "a constant under a glob over a typed list: one add per element (an equal value changes nothing), no type guards (the schema fixes every type)",
+    };
+  }
+  if (absentOnly && !scalar) {
+    // A list or object where absent: the apply could not set an atomic list (MAP refuses to
+    // mutate one), so JSONPatch: add the deepest missing parent with the rest, or the leaf.
+    if (!steps.every((s) => s.t === "field")) return undefined;
+    const names = (steps as { name: string; required: boolean }[]).map((s) => s.name);
+    let expr = "[]";
+    for (let k = names.length; k >= 1; k--) {
+      if ((steps[k - 1] as { required: boolean }).required) continue;
+      const rest = names.slice(k).reduceRight<unknown>((acc, n) => ({ [n]: acc }), value);
+      expr = `!has(object.${names.slice(0, k).join(".")}) ? [JSONPatch{op: "add", path: ${celString("/" + names.slice(0, k).join("/"))}, value: ${plainLiteral(rest)}}] :\n${expr}`;
+    }
+    return {
+      patchType: "JSONPatch",
+      expression: expr,
+      why: "a default (MustNotExist on the leaf) that is a list or an object: one add of the leaf, or of its deepest missing parent, where it is absent",
+    };
+  }
+  if (absentOnly) {
+    if (!steps.every((s) => s.t === "field")) return undefined;
+    // The leaf as an optional: `.` through required fields, `.?` from the first optional one on.
+    let opt = false;
+    const chain = (steps as { name: string; required: boolean }[]).map((s) => ((opt ||= !s.required) ? `.?${s.name}` : `.${s.name}`)).join("");
+    return {
+      patchType: "ApplyConfiguration",
+      expression: render(steps, `object${chain}.orValue(${lit})`),
+      why: "a default (MustNotExist on the leaf) under granular structs: the apply writes the value where the field is absent and what is there otherwise (no change)",
+    };
+  }
+  if (!scalar) return undefined;
+  return { patchType: "ApplyConfiguration", expression: render(steps, lit), why: "a constant under granular structs: server-side apply creates the parents and sets the field, as Gatekeeper does" };
 }
 
 /**
@@ -152,11 +196,11 @@ function simpleModifySet(m: Mutator): string | undefined {
   const g = steps?.findIndex((x) => x.t === "glob") ?? -1;
   if (steps === undefined || g < 0) return undefined;
   const vals = m.values as string[];
-  const dv = celLiteral([...new Set(vals)]);
+  const dv = plainLiteral([...new Set(vals)]);
   if (m.operation === "prune") {
-    return renderGlob(steps, g, celLiteral(vals), { onlyPresent: true, present: (x) => `${x}.filter(s, !(s in ${dv}))` });
+    return renderGlob(steps, g, plainLiteral(vals), { onlyPresent: true, present: (x) => `${x}.filter(s, !(s in ${dv}))` });
   }
-  return renderGlob(steps, g, celLiteral(vals), { onlyPresent: false, present: (x) => `${x} + ${dv}.filter(s, !(s in ${x}))` });
+  return renderGlob(steps, g, plainLiteral(vals), { onlyPresent: false, present: (x) => `${x} + ${dv}.filter(s, !(s in ${x}))` });
 }
 
 /**
@@ -203,8 +247,7 @@ function simpleReplacement(m: Mutator): string | undefined {
 
 /** `Object{a: Object.a{b: …}}`; a glob as a JSONPatch over the list's elements ({@link renderGlob}). */
 function render(steps: readonly Step[], value: string): string {
-  const g = steps.findIndex((s) => s.t === "glob" || s.t === "existing");
-  if (g >= 0) return renderGlob(steps, g, value);
+  if (steps.some((s) => s.t === "glob")) throw new Error("a glob: see renderGlob");
   const build = (i: number, type: string): string => {
     const s = steps[i]!;
     if (s.t !== "field") throw new Error("not a field");
@@ -223,15 +266,16 @@ function render(steps: readonly Step[], value: string): string {
  * key, and a list may hold an element twice (env variables of one name are valid), where
  * Gatekeeper sets both.
  */
-function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { onlyPresent: boolean; present: (x: string) => string }): string {
+function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { onlyPresent: boolean; present: (x: string) => string }, absentOnly = false): string {
   const before = steps.slice(0, g) as { name: string; required: boolean }[];
   const after = steps.slice(g + 1) as { t: string; name: string }[];
   if (after.some((s) => s.t !== "field") || after.length === 0) throw new Error("not a field");
   const listField = before[before.length - 1]!.name;
-  const keyed = steps[g]!.t === "existing" ? (steps[g] as { key: string; value: string }) : undefined;
-  const v = keyed === undefined ? elementVar(listField) : `${before.every((s) => s.required) ? `object.${before.map((s) => s.name).join(".")}` : "?"}[i]`;
+  const v = elementVar(listField);
   // An absent list has no elements (Gatekeeper creates none for a glob).
-  const list = before.every((s) => s.required) ? `object.${before.map((s) => s.name).join(".")}` : `object.${before.map((s) => `?${s.name}`).join(".")}.orValue([])`;
+  let opt = false;
+  const chain = before.map((s) => ((opt ||= !s.required) ? `.?${s.name}` : `.${s.name}`)).join("");
+  const list = opt ? `object${chain}.orValue([])` : `object${chain}`;
   const base = `${celString("/" + before.map((s) => s.name).join("/") + "/")} + string(i) + `;
   const sub = (k: number) => after.slice(0, k).map((s) => s.name).join(".");
   const ptr = (k: number) => `${base}${celString("/" + after.slice(0, k).map((s) => s.name).join("/"))}`;
@@ -248,19 +292,15 @@ function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { o
   let patch =
     leaf === undefined
       ? `JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}}`
-      : `!has(${leafX}) ? JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}} :\n    JSONPatch{op: "add", path: ${ptr(n)}, value: ${leaf.present(leafX)}}`;
-  for (let k = n - 1; k >= 1; k--) patch = `!has(${v}.${sub(k)}) ? JSONPatch{op: "add", path: ${ptr(k)}, value: ${nested(k)}} :\n    ${patch}`;
-  if (keyed !== undefined) {
-    // The first element with the key (Gatekeeper writes only that one), when there is one.
-    const e = elementVar(listField);
-    // `.?`: an element without the key is not the one (the key value is not "").
-    return `[${list}.map(${e}, ${e}.?${keyed.key}.orValue("")).indexOf(${celString(keyed.value)})].filter(i, i >= 0).map(i,\n  ${patch})`;
-  }
+      : `!has(${leafX}) ? JSONPatch{op: "add", path: ${ptr(n)}, value: ${value}} :\n  JSONPatch{op: "add", path: ${ptr(n)}, value: ${leaf.present(leafX)}}`;
+  for (let k = n - 1; k >= 1; k--) patch = `!has(${v}.${sub(k)}) ? JSONPatch{op: "add", path: ${ptr(k)}, value: ${nested(k)}} :\n  ${patch}`;
+  // MustNotExist on the leaf: only the elements where it is absent.
+  if (absentOnly) return `${list}.transformList(i, ${v}, !${v}.${after.map((s) => `?${s.name}`).join(".")}.hasValue(),\n  ${patch})`;
   return `${list}.transformList(i, ${v},\n  ${patch})`;
 }
 
 /** A short variable for the elements of list `field` (its first letter). */
 function elementVar(field: string): string {
   const c = field[0]!.toLowerCase();
-  return /[a-z]/.test(c) && !RESERVED.has(c) ? c : "x";
+  return /[a-z]/.test(c) && !RESERVED.has(c) && c !== "i" && c !== "s" ? c : "x";
 }
