@@ -103,6 +103,31 @@ async function main(): Promise<number> {
   const gkBin = join(o.root, "reference/gatekeeper/bin/gkref");
   if (o.suites.includes("gatekeeper") && existsSync(gkBin)) {
     const { runGkSuites } = await import("./gk-suite.js");
+    const { canonicalJson } = await import("./map-suite.js");
+    // The recorded regression cases (conformance/reference/gatekeeper-regressions.yaml) must still be Gatekeeper's answers.
+    const { parse } = await import("yaml");
+    const reg = parse(readFileSync(join(o.root, "conformance/reference/gatekeeper-regressions.yaml"), "utf8")) as {
+      name: string;
+      mutators: unknown[];
+      object: unknown;
+      namespace?: unknown;
+      expect: { object?: unknown; unchanged?: boolean; error?: string };
+    }[];
+    const gk = new GoProcess(gkBin);
+    const live = await gk.askAll<{ ok: boolean; mutated?: boolean; object?: unknown; error?: string }>(
+      reg.map((c) => ({ mutators: c.mutators, object: c.object, namespace: c.namespace ?? null, operation: "CREATE" })),
+    );
+    gk.close();
+    const stale = reg.filter((c, i) => {
+      const a = live[i]!;
+      if (c.expect.error !== undefined) return a.ok || !(a.error ?? "").includes(c.expect.error);
+      if (c.expect.unchanged === true) return !a.ok || a.mutated === true;
+      return !a.ok || canonicalJson(a.object) !== canonicalJson(c.expect.object);
+    });
+    console.log(`reference gatekeeper-regressions: ${reg.length} compared, ${stale.length} differ`);
+    for (const c of stale) console.log(`  recorded answer is stale for ${c.name}: gkref now says ${JSON.stringify(live[reg.indexOf(c)])}`);
+    if (stale.length === 0) passed++;
+    else failed++;
     const dumpPath = process.env.REFERENCE_DUMP_GATEKEEPER;
     if (dumpPath !== undefined) writeFileSync(dumpPath, "");
     const dump = dumpPath === undefined ? undefined : (d: Difference) => appendFileSync(dumpPath, json(d) + "\n");
