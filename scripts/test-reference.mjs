@@ -3,7 +3,8 @@
 // (reference/: cel-go and k8s.io/apiserver as published modules). Needs Go >= 1.25; without
 // it, prints one skip line and exits 0. Builds the Go programs into reference/bin (the Go
 // build cache makes rebuilds fast), compiles the harness (tsconfig.reference.json) and runs
-// test/reference/run.ts. Arguments are passed on (--seed N, --cel N, --map N, --suite cel,map).
+// test/reference/run.ts. Arguments are passed on (--seed N, --cel N, --map N, --gatekeeper N, --suite cel,map,gatekeeper).
+// reference/gatekeeper is a module of its own (gkref over Gatekeeper v3.23.1).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -40,7 +41,14 @@ const started = Date.now();
 for (const p of PROGRAMS) {
   run("nice", ["-n", "15", "go", "build", "-o", `bin/${p}`, `./cmd/${p}`], { cwd: join(root, "reference") });
 }
-console.log(`reference: built ${PROGRAMS.join(", ")} with ${go.text} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+// Separate Go modules (their own go.mod): Gatekeeper needs a newer cel-go than the apiserver
+// version reference/ pins, so one module would change what the MAP oracle runs.
+const MODULES = [{ dir: "reference/gatekeeper", programs: ["gkref"] }].filter((m) => existsSync(join(root, m.dir, "go.mod")));
+for (const m of MODULES) {
+  for (const p of m.programs) run("nice", ["-n", "15", "go", "build", "-o", `bin/${p}`, `./cmd/${p}`], { cwd: join(root, m.dir) });
+}
+const built = [...PROGRAMS, ...MODULES.flatMap((m) => m.programs)];
+console.log(`reference: built ${built.join(", ")} with ${go.text} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
 run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.reference.json"]);
 const r = spawnSync(process.execPath, [join(root, "dist-reference/test/reference/run.js"), "--root", root, ...process.argv.slice(2)], {
   cwd: root,

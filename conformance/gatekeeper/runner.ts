@@ -1,6 +1,7 @@
 /**
  * The Gatekeeper conformance suites (`conformance/data/gatekeeper-cases.yaml`,
- * `gatekeeper-oracle-cases.yaml`), with the ledger `known-failures.yaml` of this directory:
+ * `gatekeeper-oracle-cases.yaml`, and `conformance/reference/gatekeeper-regressions.yaml` found by
+ * `npm run test:reference`), with the ledger `known-failures.yaml` of this directory:
  *
  * - `gatekeeper`: every case through translation (`src/translate/gatekeeper/translate`) and
  *   the MAP admission pipeline (`evaluate`), compared with Gatekeeper's expected outcome;
@@ -21,11 +22,16 @@ const SHARED = (file: string) => fileURLToPath(new URL(`../../../conformance/dat
 /** The ledger of the `gatekeeper` suite (dist/conformance/gatekeeper/ -> conformance/gatekeeper/ in the source tree). */
 export const GATEKEEPER_LEDGER_FILE = fileURLToPath(new URL("../../../conformance/gatekeeper/known-failures.yaml", import.meta.url));
 const FILES = ["gatekeeper-cases.yaml", "gatekeeper-oracle-cases.yaml"] as const;
+/** Regression cases found by `npm run test:reference` (expectations from gkref), section `reference`. */
+const REGRESSIONS = fileURLToPath(new URL("../../../conformance/reference/gatekeeper-regressions.yaml", import.meta.url));
 
 let cached: { file: string; c: GatekeeperCase }[] | undefined;
 
 function allCases(): { file: string; c: GatekeeperCase }[] {
-  cached ??= FILES.flatMap((file) => loadCases(parse(readFileSync(SHARED(file), "utf8"))).map((c) => ({ file, c })));
+  cached ??= [
+    ...FILES.flatMap((file) => loadCases(parse(readFileSync(SHARED(file), "utf8"))).map((c) => ({ file, c }))),
+    ...loadCases(parse(readFileSync(REGRESSIONS, "utf8"))).map((c) => ({ file: "gatekeeper-regressions.yaml", c })),
+  ];
   return cached;
 }
 

@@ -3,7 +3,7 @@
  * runs the differential suites and prints `reference <suite>: N compared, N differ`, then
  * `N passed, N failed`. Exit 1 on an unexplained difference.
  *
- *   node dist-reference/test/reference/run.js [--seed N] [--cel N] [--suite cel,map]
+ *   node dist-reference/test/reference/run.js [--seed N] [--cel N] [--map N] [--gatekeeper N] [--suite cel,map,gatekeeper]
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,8 +27,8 @@ function options(argv: readonly string[]): Options {
   const seed = Number(get("seed") ?? envSeed ?? (Date.now() % 2 ** 31));
   return {
     seed,
-    counts: { cel: Number(get("cel") ?? 20_000), map: Number(get("map") ?? 5_000) },
-    suites: (get("suite") ?? "cel,map").split(","),
+    counts: { cel: Number(get("cel") ?? 20_000), map: Number(get("map") ?? 5_000), gatekeeper: Number(get("gatekeeper") ?? 5_000) },
+    suites: (get("suite") ?? "cel,map,gatekeeper").split(","),
     root: get("root") ?? process.cwd(),
   };
 }
@@ -97,6 +97,50 @@ async function main(): Promise<number> {
       failed++;
       for (const d of r.unexplained.slice(0, 5)) console.log(show(d));
       if (r.shrunk !== undefined) console.log("  shrunk:\n" + r.shrunk);
+    }
+  }
+
+  const gkBin = join(o.root, "reference/gatekeeper/bin/gkref");
+  if (o.suites.includes("gatekeeper") && existsSync(gkBin)) {
+    const { runGkSuites } = await import("./gk-suite.js");
+    const { canonicalJson } = await import("./map-suite.js");
+    // The recorded regression cases (conformance/reference/gatekeeper-regressions.yaml) must still be Gatekeeper's answers.
+    const { parse } = await import("yaml");
+    const reg = parse(readFileSync(join(o.root, "conformance/reference/gatekeeper-regressions.yaml"), "utf8")) as {
+      name: string;
+      mutators: unknown[];
+      object: unknown;
+      namespace?: unknown;
+      expect: { object?: unknown; unchanged?: boolean; error?: string };
+    }[];
+    const gk = new GoProcess(gkBin);
+    const live = await gk.askAll<{ ok: boolean; mutated?: boolean; object?: unknown; error?: string }>(
+      reg.map((c) => ({ mutators: c.mutators, object: c.object, namespace: c.namespace ?? null, operation: "CREATE" })),
+    );
+    gk.close();
+    const stale = reg.filter((c, i) => {
+      const a = live[i]!;
+      if (c.expect.error !== undefined) return a.ok || !(a.error ?? "").includes(c.expect.error);
+      if (c.expect.unchanged === true) return !a.ok || a.mutated === true;
+      return !a.ok || canonicalJson(a.object) !== canonicalJson(c.expect.object);
+    });
+    console.log(`reference gatekeeper-regressions: ${reg.length} compared, ${stale.length} differ`);
+    for (const c of stale) console.log(`  recorded answer is stale for ${c.name}: gkref now says ${JSON.stringify(live[reg.indexOf(c)])}`);
+    if (stale.length === 0) passed++;
+    else failed++;
+    const dumpPath = process.env.REFERENCE_DUMP_GATEKEEPER;
+    if (dumpPath !== undefined) writeFileSync(dumpPath, "");
+    const dump = dumpPath === undefined ? undefined : (d: Difference) => appendFileSync(dumpPath, json(d) + "\n");
+    const r = await runGkSuites(gkBin, ledger, o.seed, o.counts.gatekeeper!, dump);
+    for (const [name, s] of [["gatekeeper", r.own], ["gatekeeper-translated", r.translated]] as const) {
+      const extra = s.untranslatable !== undefined ? `, ${s.untranslatable} not translatable (not compared)` : "";
+      console.log(`reference ${name}: ${s.compared} compared, ${s.differ} differ (${s.known} known, ${s.unexplained.length} unexplained)${extra}`);
+      if (s.unexplained.length === 0) passed++;
+      else {
+        failed++;
+        for (const d of s.unexplained.slice(0, 5)) console.log(show(d));
+        if (s.shrunk !== undefined) console.log("  shrunk:\n" + s.shrunk);
+      }
     }
   }
 

@@ -18,8 +18,9 @@ export class Dynamic {
 export function celLiteral(v: unknown, top = true): string {
   const wrap = (s: string) => (top ? s : `dyn(${s})`);
   if (v instanceof Dynamic) return wrap(v.expr);
-  if (v === null || v === undefined) return "null";
-  if (typeof v === "boolean") return v ? "true" : "false";
+  // null and booleans too: `[dyn(1), true]` is rejected by the homogeneous-literal validator.
+  if (v === null || v === undefined) return wrap("null");
+  if (typeof v === "boolean") return wrap(v ? "true" : "false");
   if (typeof v === "string") return wrap(celString(v));
   if (typeof v === "number") {
     if (Number.isInteger(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER) return wrap(String(v));

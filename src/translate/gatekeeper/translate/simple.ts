@@ -299,7 +299,7 @@ function renderGlob(steps: readonly Step[], g: number, value: string, leaf?: { o
   return `${list}.transformList(i, ${v},\n  ${patch})`;
 }
 
-/** A short variable for the elements of list `field` (its first letter). */
+/** A short variable for the elements of list `field` (its first letter; never `i`, the index variable beside it). */
 function elementVar(field: string): string {
   const c = field[0]!.toLowerCase();
   return /[a-z]/.test(c) && !RESERVED.has(c) && c !== "i" && c !== "s" ? c : "x";
