@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { JsonObject, JsonValue } from "../admission/json.js";
 import { defaultObject, requestDefaulter, validationContext } from "./index.js";
 
-function deepFreeze<T extends JsonValue>(v: T): T {
+function deepFreeze<T extends JsonValue | JsonObject>(v: T): T {
   if (typeof v === "object" && v !== null) {
     for (const e of Object.values(v)) deepFreeze(e as JsonValue);
     Object.freeze(v);
@@ -19,7 +19,7 @@ function deepFreeze<T extends JsonValue>(v: T): T {
 const ctx = validationContext();
 
 const pod = (): JsonObject =>
-  deepFreeze({
+  deepFreeze<JsonObject>({
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: "p", labels: { app: "a" } },
