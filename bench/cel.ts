@@ -17,8 +17,7 @@
  * Prints Markdown for the README's "Benchmarks" section. Exits 0 unless an
  * engine gives a wrong result, or with BENCH_STRICT=1 when a bar is missed.
  */
-import { cpus, loadavg } from "node:os";
-import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Environment } from "@marcbachmann/cel-js";
 import { celEnv, isCelError, isCelList, isCelMap, parse as bufParse, plan as bufPlan } from "@bufbuild/cel";
@@ -26,6 +25,8 @@ import { cliEnv } from "../src/cli/environment.js";
 import { fromJson } from "../src/cel/index.js";
 import { PER_CALL_LIMIT } from "../src/cel/cost.js";
 import type { CelValue } from "../src/cel/values.js";
+import { benchObject, EXPRESSIONS } from "./cel-workload.js";
+import { envInt, geomean, machine, median } from "./stats.js";
 
 const REPS = envInt("REPS", 9);
 const EVAL_MS = envInt("EVAL_MS", 150);
@@ -34,83 +35,6 @@ const STRICT = process.env["BENCH_STRICT"] === "1";
 
 // ---------------------------------------------------------------------------
 // Workload
-
-interface Expression {
-  readonly id: string;
-  readonly label: string;
-  readonly source: string;
-  /** The value every engine must produce, in the normalised JSON form of `normalise`. */
-  readonly expected: string;
-}
-
-/**
- * E1–E6 reconstructed from the descriptions in cel-engines.md §4 and its
- * "result sanity" table (E1 false, E2 true, E3 {"tier":"large","replicas":"3"},
- * E4 "c0:registry.example.com/team/app-0:v0@prod", ..., E5 67, E6 true).
- */
-const EXPRESSIONS: readonly Expression[] = [
-  { id: "E1", label: "label lookup", source: "object.metadata.labels['app'] == 'x'", expected: "false" },
-  {
-    id: "E2",
-    label: "map+exists (50 containers)",
-    source: "object.spec.containers.map(c, c.image).exists(i, i.startsWith('nginx'))",
-    expected: "true",
-  },
-  {
-    id: "E3",
-    label: "ternary -> map literal",
-    source:
-      "object.spec.replicas > 2 ? {'tier': 'large', 'replicas': string(object.spec.replicas)} : {'tier': 'small', 'replicas': string(object.spec.replicas)}",
-    expected: '{"tier":"large","replicas":"3"}',
-  },
-  {
-    id: "E4",
-    label: "string concat in map (50)",
-    source: "object.spec.containers.map(c, c.name + ':' + c.image + '@' + object.metadata.labels['env'])",
-    expected: JSON.stringify(
-      Array.from({ length: 50 }, (_, i) => `c${i}:${image(i)}@prod`),
-    ),
-  },
-  { id: "E5", label: "filter 200-element list", source: "size(object.items.filter(x, x % 3 == 0))", expected: "67" },
-  {
-    id: "E6",
-    label: "has() chain",
-    source:
-      "has(object.spec.template) && has(object.spec.template.metadata) && has(object.spec.template.metadata.labels)",
-    expected: "true",
-  },
-];
-
-/** Container i's image; the last one is nginx, so E2's `exists` scans the whole list. */
-function image(i: number): string {
-  return i === 49 ? "nginx:1.25" : `registry.example.com/team/app-${i}:v${i}`;
-}
-
-/** The Deployment-like object, as plain JSON (numbers are JS numbers here). */
-function benchObject(): unknown {
-  return {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: {
-      name: "web",
-      namespace: "default",
-      labels: { app: "nginx", tier: "frontend", env: "prod" },
-      annotations: { "example.com/owner": "team-a" },
-    },
-    spec: {
-      replicas: 3,
-      selector: { matchLabels: { app: "nginx" } },
-      template: { metadata: { labels: { app: "nginx" } } },
-      containers: Array.from({ length: 50 }, (_, i) => ({
-        name: `c${i}`,
-        image: image(i),
-        ports: [{ containerPort: 8000 + i, protocol: "TCP" }],
-        resources: { limits: { cpu: "100m", memory: "128Mi" } },
-      })),
-    },
-    items: Array.from({ length: 200 }, (_, i) => i),
-  };
-}
 
 /** JSON integers → bigint (what the doc's `jsonInts()` did for bufbuild and marc). */
 function jsonInts(v: unknown): unknown {
@@ -234,15 +158,7 @@ function compileSample(engine: Engine, source: string, n: number): number {
   return ((performance.now() - start) * 1000) / n;
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
-function geomean(xs: readonly number[]): number {
-  return Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
-}
 
 // ---------------------------------------------------------------------------
 // Formatting
@@ -260,16 +176,9 @@ function table(header: readonly string[], align: readonly ("l" | "r")[], rows: r
   return [header, sepRow, ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
 
-function machine(): string {
-  let model = cpus()[0]?.model ?? "unknown CPU";
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"));
-    if (m !== null) model = m[1]!.trim();
-  } catch {
-    // not Linux: keep os.cpus()'s model
-  }
+function machineLine(): string {
   const load = loadavg().map((l) => l.toFixed(2)).join(" / ");
-  return `${model}, ${cpus().length} cores, Node ${process.version}, load average ${load} (1/5/15 min)`;
+  return `${machine()}, load average ${load} (1/5/15 min)`;
 }
 
 // ---------------------------------------------------------------------------
@@ -461,7 +370,7 @@ function main(): number {
   costRows.push(["geometric mean", "", "", gmCost === undefined ? "-" : `**${fmtRatio(gmCost)}**`]);
   if (gmCost === undefined || gmCost < 0.8) barRows.push(`cost tracking ${gmCost === undefined ? "N/A" : fmtRatio(gmCost)} of untracked throughput (bar: ≥ 0.80x)`);
   const out = [
-    `Machine: ${machine()}.`,
+    `Machine: ${machineLine()}.`,
     "",
     `Method: ${REPS} repetitions (median), eval window ${EVAL_MS} ms, ${COMPILE_N} compiles per sample; engines interleaved per repetition in rotating order; inputs pre-converted per engine outside the timed loops.`,
     "",
@@ -509,13 +418,6 @@ function push(m: Map<string, number[]>, key: string, v: number): void {
   else xs.push(v);
 }
 
-function envInt(name: string, dflt: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === "") return dflt;
-  const n = Number.parseInt(v, 10);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive integer, got '${v}'`);
-  return n;
-}
 
 process.exitCode = main();
 void sink;

@@ -231,7 +231,8 @@ export function evaluatePlayground(input: EvalInput): EvalOutput {
   const results: ResourceResult[] = [];
   for (const item of items) {
     const req: ObjectRequest = { operation: input.operation, object: item.object, ...(item.old !== undefined ? { oldObject: item.old } : {}), ...(userInfo !== undefined ? { userInfo } : {}) };
-    const ev = admit(set, req);
+    // As `celmap eval`: after admission, the apiserver's validation before storage (a 422 Invalid it would answer).
+    const ev = admit(set, req, { validate: true });
     if (!ev.ok) {
       problems.push(placeMessage(`${item.source}: ${ev.error.message}`, docs, texts));
       continue;
@@ -239,32 +240,40 @@ export function evaluatePlayground(input: EvalInput): EvalOutput {
     const r = ev.result;
     const before = ev.input ?? item.object;
     const label = describeObject(before);
-    const after = r.allowed ? r.object : null;
+    const invalid = ev.validation !== undefined && !ev.validation.ok ? ev.validation.status : undefined;
+    const status = r.status ?? invalid;
+    const allowed = r.allowed && invalid === undefined;
+    const after = allowed ? r.object : null;
+    const validationLine =
+      invalid !== undefined
+        ? `  validation: rejected (${invalid.code} ${invalid.reason}): the apiserver would not store the admitted object\n${invalid.details.causes.map((c) => `    ${c.field}: ${c.message}\n`).join("")}`
+        : "";
     const diff = after === null ? "" : renderDiff(toYaml(before), toYaml(after), plain);
     const notes = ev.bareNamespaces.map((n) => `  note: namespace ${JSON.stringify(n)} was not given: seen as a bare Namespace (only the kubernetes.io/metadata.name label, finalizer kubernetes, phase Active)\n`).join("");
     results.push({
       label,
       source: item.source,
-      allowed: r.allowed,
+      allowed,
       admittedYaml: after !== null ? toYaml(after) : "",
       json: toExactJson(
         {
           source: item.source,
           resource: { apiVersion: before.apiVersion, kind: before.kind, namespace: ev.request.namespace, name: ev.request.name },
           operation: input.operation,
-          allowed: r.allowed,
+          allowed,
+          ...(ev.stage !== undefined ? { stage: ev.stage } : {}),
           object: after,
-          patch: r.patch,
-          ...(r.status !== undefined ? { status: r.status } : {}),
+          patch: allowed ? r.patch : null,
+          ...(status !== undefined ? { status } : {}),
           ignoredErrors: r.ignoredErrors,
           reinvoked: r.reinvoked,
         },
         2,
       ),
       diff,
-      patch: r.allowed ? toExactJson(r.patch, 2) : "null",
-      trace: renderTrace({ source: item.source, resource: label, operation: input.operation, user: userText }, r, plain) + notes,
-      ...(r.status !== undefined ? { status: `Error from server (${r.status.reason}): ${r.status.message}` } : {}),
+      patch: allowed ? toExactJson(r.patch, 2) : "null",
+      trace: renderTrace({ source: item.source, resource: label, operation: input.operation, user: userText }, r, plain) + validationLine + notes,
+      ...(status !== undefined ? { status: `Error from server (${status.reason}): ${status.message}` } : {}),
       ignoredErrors: r.ignoredErrors,
     });
   }

@@ -95,3 +95,17 @@ describe("CEL errors placed at their editor line", () => {
     expect(r.problems[0]!.line).toBeGreaterThan(1);
   });
 });
+
+describe("validation after admission, as celmap eval", () => {
+  it("an admitted object the apiserver would not store is shown as its 422 Invalid", () => {
+    const text = policy(`        expression: 'Object{spec: Object.spec{containers: [Object.spec.containers{name: "c", image: ""}]}}'`);
+    const r = run(text);
+    expect(r.problems).toEqual([]);
+    const res = r.results[0]!;
+    expect(res.allowed).toBe(false);
+    expect(res.admittedYaml).toBe("");
+    expect(res.status).toBe('Error from server (Invalid): Pod "p" is invalid: spec.containers[0].image: Required value');
+    expect(res.trace).toContain("validation: rejected (422 Invalid)");
+    expect(JSON.parse(res.json)).toMatchObject({ allowed: false, stage: "validation", object: null, patch: null, status: { code: 422, reason: "Invalid" } });
+  });
+});

@@ -182,7 +182,11 @@ function evaluate(
   remaining -= composition;
   if (cost > remaining) return { error: OUT_OF_BUDGET, remaining: -1, cost: total, outOfBudget: true };
   remaining -= cost;
-  // `costLimit`: the per-call cost limit stopped it (classified as out_of_budget, as running out of the budget is).
+  // `costLimit`: the per-call cost limit stopped it. The apiserver reports that as the expression's
+  // error ("expression '…' resulted in error: operation cancelled: actual cost limit exceeded"), and its
+  // metrics classify it by that text as invalid_error (mutating/errors.go ErrorType, k8s.io/apiserver
+  // v0.36.3: only a "compilation…" or "validation failed due to running out of cost budget…" message is
+  // classified otherwise); only the request's budget running out is out_of_budget.
   if (failure !== undefined) return { error: `expression '${c.expression}' resulted in error: ${failure.message}`, remaining, cost: total, ...(failure instanceof CelCostLimitError ? { costLimit: true as const } : {}) };
   return { value, remaining, cost: total };
 }
@@ -307,7 +311,7 @@ function patchOne(
   if (!mutation.compiled.ok) return { ok: false, error: mutation.compiled.detail, errorKind: "compile", cost: 0 };
   const vars = newVariables(compiledPolicy, b, object);
   const r = evaluate(mutation.compiled, vars, RUNTIME_CEL_COST_BUDGET, "");
-  if ("error" in r) return { ok: false, error: r.error, errorKind: r.outOfBudget === true || r.costLimit === true ? "out_of_budget" : "invalid", cost: r.cost };
+  if ("error" in r) return { ok: false, error: r.error, errorKind: r.outOfBudget === true ? "out_of_budget" : "invalid", cost: r.cost };
   const kind = typeof object.kind === "string" ? object.kind : "";
   if (mutation.patchType === "ApplyConfiguration") {
     if (!(r.value instanceof ObjectValue)) {

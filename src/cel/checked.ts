@@ -24,7 +24,9 @@ export interface CheckedExpr {
   readonly type: CelType;
   /**
    * Ids of nodes whose type still held a type parameter when the checker typed them, resolved
-   * only later by substitution (`[]`, `optional.none()`, a generic function on a dyn receiver).
+   * only later by substitution (`[]`, `optional.none()`, a generic function on a dyn receiver),
+   * and every node whose type was derived from one (a call on it, a comprehension over it, its
+   * iteration variable: `inferred.ts`).
    * Their values need not have that type at run time, so the planner keeps run-time overload
    * checks for calls on them. Absent: none known.
    */

@@ -57,6 +57,7 @@ import { V_FORMAT, V_HOMOGENEOUS, V_REGEX, V_TIME, validate, validatorMask } fro
 import type { FunctionDecl, OverloadDecl } from "./decls.js";
 import type { Env } from "./env.js";
 import { type CelIssue, CelCompileError, locate } from "./errors.js";
+import { closeInferred } from "./inferred.js";
 import { idCount } from "./parser.js";
 import {
   BOOL,
@@ -89,7 +90,8 @@ export function check(parsed: ParsedExpr, env: Env): CheckedExpr {
   }
   // Substitute bound type parameters everywhere and turn free ones into dyn.
   const typeMap = c.typeMap;
-  const inferred = typeMap.substituteAll(c.mapping);
+  const own = typeMap.substituteAll(c.mapping);
+  const inferred = own === undefined ? undefined : closeInferred(expr, own);
   const checked: CheckedExpr = {
     expr,
     sourceInfo: parsed.sourceInfo,

@@ -4,9 +4,18 @@
  * Each function returns the list of problems (empty = valid), like the Go functions.
  */
 
-/** `content.MaxLenError`. */
+/** `content.MaxLenError` (label keys and values: `validate/content`). */
 export function maxLenError(length: number): string {
   return `must be no more than ${length} bytes`;
+}
+
+/**
+ * `validation.MaxLenError` of `pkg/util/validation`, which the DNS name checks below use (object
+ * names, API groups, kinds): the same byte count, but it says "characters" where
+ * `content.MaxLenError` says "bytes".
+ */
+export function maxLenCharacters(length: number): string {
+  return `must be no more than ${length} characters`;
 }
 
 /** `content.RegexError` (note Go's double space before " or " between examples). */
@@ -32,10 +41,16 @@ const DNS1123_LABEL_MSG =
 const DNS1123_SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
-/** `IsDNS1123Subdomain`: at most 253 bytes, lowercase dotted labels. */
+/**
+ * DNS name checks of `k8s.io/apimachinery/pkg/util/validation` (v0.36.3: `IsDNS1123Subdomain`,
+ * `IsDNS1123Label`, `IsDNS1035Label`), which object names, container and port names, API groups
+ * and kinds go through.
+ */
+
+/** `IsDNS1123Subdomain`: at most 253 bytes (said as "characters"), lowercase dotted labels. */
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
-  if (utf8Length(value) > 253) errs.push(maxLenError(253));
+  if (utf8Length(value) > 253) errs.push(maxLenCharacters(253));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"));
   return errs;
 }
@@ -43,7 +58,7 @@ export function isDNS1123Subdomain(value: string): string[] {
 /** `IsDNS1123Label`. */
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (utf8Length(value) > 63) errs.push(maxLenError(63));
+  if (utf8Length(value) > 63) errs.push(maxLenCharacters(63));
   if (!DNS1123_LABEL_RE.test(value)) {
     if (DNS1123_SUBDOMAIN_RE.test(value)) errs.push("must not contain dots");
     else errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, "my-name", "123-abc"));
@@ -59,7 +74,7 @@ const DNS1035_LABEL_MSG =
 /** `IsDNS1035Label`. */
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
-  if (utf8Length(value) > 63) errs.push(maxLenError(63));
+  if (utf8Length(value) > 63) errs.push(maxLenCharacters(63));
   if (!DNS1035_LABEL_RE.test(value)) errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"));
   return errs;
 }

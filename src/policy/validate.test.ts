@@ -92,6 +92,9 @@ describe("MutatingAdmissionPolicy metadata", () => {
     ["name missing", (p) => delete (p["metadata"] as Json)["name"], ["metadata.name: Required value: name or generateName is required"]],
     ["name not a DNS subdomain", (p) => ((p["metadata"] as Json)["name"] = "Bad_Name"), [`metadata.name: Invalid value: "Bad_Name": ${SUBDOMAIN}`]],
     ["name with dots is fine", (p) => ((p["metadata"] as Json)["name"] = "a.b.c"), []],
+    // pkg/util/validation.MaxLenError says "characters" (validate/content's, for label keys, says "bytes").
+    ["name too long", (p) => ((p["metadata"] as Json)["name"] = "a".repeat(254)), [`metadata.name: Invalid value: "${"a".repeat(254)}": must be no more than 253 characters`]],
+    ["label value too long", (p) => ((p["metadata"] as Json)["labels"] = { app: "v".repeat(64) }), [`metadata.labels: Invalid value: "${"v".repeat(64)}": must be no more than 63 bytes`]],
     ["generateName stands in for the name", (p) => (p["metadata"] = { generateName: "gen-" }), []],
     [
       "generateName invalid",

@@ -231,12 +231,18 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
     await waitFor("param edit followed", async () => (await label("a", NS, "tier")) === "silver", 15_000);
   });
 
-  it("a CRD created in the apiserver: its schema (list-map, set) comes from /openapi/v3 and the MAP merges by it", async () => {
-    cleanup.push(await k.apply(WIDGETS));
+  /** The Widget CRD applied and Established: each scenario that needs it says so (none relies on an earlier one). */
+  async function widgetsEstablished(): Promise<void> {
+    const applied = await k.apply(WIDGETS);
+    if (!cleanup.some((o) => o.kind === "CustomResourceDefinition" && (o.metadata as Obj | undefined)?.name === "widgets.e2e.celmap.io")) cleanup.push(applied);
     await waitFor("CRD established", async () => {
       const r = await k.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.e2e.celmap.io");
       return ((r.body.status as Obj | undefined)?.conditions as Obj[] | undefined)?.some((c) => c.type === "Established" && c.status === "True") === true;
     });
+  }
+
+  it("a CRD created in the apiserver: its schema (list-map, set) comes from /openapi/v3 and the MAP merges by it", async () => {
+    await widgetsEstablished();
     for (const o of widgetPolicy([NS])) cleanup.push(await k.create(o));
     const w = widget("w1", "cm-plain");
     const r = await k.request("POST", collectionPath(w), w, { dryRun: true });
@@ -252,6 +258,7 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
   });
 
   it("the same Widget policy natively: the apiserver stores exactly the spec celmap's cluster mode returned", async () => {
+    await widgetsEstablished();
     await k.namespace("cm-native");
     const docs = widgetPolicy([NS, "cm-native"]);
     for (const o of docs) await k.apply(o);
@@ -266,6 +273,8 @@ d("celmap webhook --kubeconfig against the real kube-apiserver", () => {
   });
 
   it("celmap webhook -f with the CRD file, registered: a Widget CREATE is mutated by the schema", async () => {
+    // The apiserver must serve widgets for the request to reach the webhook; the webhook itself knows the schema only from the file.
+    await widgetsEstablished();
     await k.namespace("cm-crd-wh", { "e2e.celmap.io/webhook": "crd" });
     writeYaml(dir, "widgets.yaml", [WIDGETS, ...widgetPolicy(["cm-crd-wh"])]);
     const fileWh = await startWebhook(["-f", dir]);
