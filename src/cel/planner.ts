@@ -19,12 +19,11 @@
  * longest first; and calls dispatch on the run-time types of their arguments.
  */
 import { Op, type CallExpr, type ComprehensionExpr, type Expr, type ParsedExpr, type SelectExpr } from "./ast.js";
-import type { CheckedExpr } from "./checked.js";
-import { isChecked } from "./checked.js";
+import { isChecked, type CheckedExpr } from "./checked.js";
 import type { FunctionDecl, Impl, OverloadDecl } from "./decls.js";
 import type { Env } from "./env.js";
 import { CelEvalError } from "./errors.js";
-import { formatKey, hasField, indexValue, inList, inMap, optIndex, optSelect, selectField } from "./runtime/access.js";
+import { formatKey, hasField, inList, inMap, indexValue, optIndex, optSelect, selectField } from "./runtime/access.js";
 import { checkInstantiation } from "./instantiate.js";
 import { candidatesOf, noSuchOverload, selectOverload, type Candidate } from "./runtime/dispatch.js";
 import { celEquals } from "./runtime/equality.js";
@@ -32,26 +31,11 @@ import { typeOf } from "./runtime/type-of.js";
 import { compileRegex } from "./std/strings.js";
 import type { RE2JS } from "@bufbuild/re2";
 import { isMapKey, mapHas } from "./runtime/map.js";
-import { BUILTIN_TYPE_NAMES, CelType, DYN, OPTIONAL_NAME, type CelType as CelTypeT } from "./types.js";
+import { BUILTIN_TYPE_NAMES, OPTIONAL_NAME, type CelType as CelTypeT } from "./types.js";
 import { CelObject, CelOptional, CelUint, type CelMapKey, type CelValue } from "./values.js";
-import {
-  absorbable,
-  CelCostLimitError,
-  equalityCost,
-  libraryCosts,
-  LIST_CREATE_BASE_COST,
-  MAP_CREATE_BASE_COST,
-  matchesCost,
-  stdCallCost,
-  stdCostFunction,
-  codePoints,
-  STRING_TRAVERSAL_COST_FACTOR,
-  STRUCT_CREATE_BASE_COST,
-  VARIABLE_COST_OVERLOADS,
-  actualSize,
-  type CostOptions,
-} from "./cost-runtime.js";
+import { CelCostLimitError, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, STRING_TRAVERSAL_COST_FACTOR, STRUCT_CREATE_BASE_COST, VARIABLE_COST_OVERLOADS, absorbable, actualSize, codePoints, equalityCost, libraryCosts, matchesCost, stdCallCost, stdCostFunction, type CostOptions } from "./cost-runtime.js";
 import { tick, ticks, withEvalLimits } from "./eval-limits.js";
+import { BINDINGS, EMPTY, FIRST_SLOT, IS_ACTIVATION, NO_OVERLOAD_LOGIC, OPTIONAL_TYPE, Scope, UNBOUND, UNRESOLVED, accuReader, lazyReader, loadVar, noSuchAttribute, readVar, slotReader, type Ev, type Frame, type Local, unresolvedFrame, varValue } from "./plan-frame.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
@@ -107,21 +91,6 @@ export interface Program {
   /** The actual cost of the last tracked evaluation of this program (also set when it threw). */
   readonly lastCost: number | undefined;
 }
-
-// biome-ignore lint: the frame holds values of every kind.
-type Frame = any[];
-type Ev = (f: Frame) => CelValue;
-
-/** Marks a variable slot not yet resolved in this evaluation. */
-const UNRESOLVED: unknown = Symbol("unresolved");
-const BINDINGS = 0;
-const IS_ACTIVATION = 1;
-const FIRST_SLOT = 2;
-
-const hasOwn = Object.prototype.hasOwnProperty;
-const PROTO_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), "__proto__"]);
-const OPTIONAL_TYPE = new CelType("opaque", OPTIONAL_NAME, [DYN]);
-const EMPTY: Record<string, CelValue> = Object.freeze({}) as Record<string, CelValue>;
 
 // ------------------------------------------------------------------ cost tracking state
 // Evaluation is synchronous, so the running cost of the tracked evaluation in
@@ -274,79 +243,6 @@ class CompiledProgram implements Program {
   }
 }
 
-/** A frame of `size` slots, every one unresolved (a packed array). */
-/** Frame templates by size: only ever copied (`slice`), never written, so shared. */
-const FRAME_TEMPLATES: Frame[] = [];
-
-function unresolvedFrame(size: number): Frame {
-  let t = FRAME_TEMPLATES[size];
-  if (t === undefined) {
-    t = [];
-    for (let i = 0; i < size; i++) t.push(UNRESOLVED);
-    if (size < 256) {
-      while (FRAME_TEMPLATES.length < size) FRAME_TEMPLATES.push(undefined as unknown as Frame);
-      FRAME_TEMPLATES[size] = t;
-    }
-  }
-  return t;
-}
-
-/**
- * Readers of a frame slot (comprehension variables), by slot: they depend on the slot
- * number alone, so every program shares them (planning a local read allocates nothing).
- */
-const SLOT_READERS: Ev[] = [];
-const ACCU_READERS: Ev[] = [];
-/** Slots up to this many have shared readers (beyond, each read makes its own). */
-const SHARED_READERS = 256;
-
-function slotReader(slot: number): Ev {
-  let r = SLOT_READERS[slot];
-  if (r === undefined) {
-    r = (f) => f[slot];
-    if (slot < SHARED_READERS) {
-      while (SLOT_READERS.length < slot) SLOT_READERS.push(undefined as unknown as Ev);
-      SLOT_READERS[slot] = r;
-    }
-  }
-  return r;
-}
-
-/** An accumulator's reader: it may hold an error value, which reading rethrows. */
-function accuReader(slot: number): Ev {
-  let r = ACCU_READERS[slot];
-  if (r === undefined) {
-    r = (f) => {
-      const v = f[slot];
-      if (v instanceof CelEvalError) throw v;
-      return v;
-    };
-    if (slot < SHARED_READERS) {
-      while (ACCU_READERS.length < slot) ACCU_READERS.push(undefined as unknown as Ev);
-      ACCU_READERS[slot] = r;
-    }
-  }
-  return r;
-}
-
-/** A `cel.@block` slot's reader: computes the slot on first read in each evaluation of its block. */
-function lazyReader(slot: number, lazy: Ev): Ev {
-  return (f) => {
-    let v = f[slot];
-    if (v === UNRESOLVED) {
-      try {
-        v = lazy(f);
-      } catch (x) {
-        if (!absorbable(x)) throw x;
-        v = x;
-      }
-      f[slot] = v;
-    }
-    if (v instanceof CelEvalError) throw v;
-    return v;
-  };
-}
-
 /** Tracking: a `?:` branch read through the conditional attribute, refunded its own attribute cost. */
 function discounted(ev: Ev): Ev {
   return (f) => {
@@ -354,97 +250,6 @@ function discounted(ev: Ev): Ev {
     COST.acc -= 1;
     return v;
   };
-}
-
-/** Marks a variable slot resolved to "not bound" in this evaluation. */
-const UNBOUND: unknown = Symbol("unbound");
-
-/** The bound value of a variable, or undefined (either way cached in its slot). */
-function loadVar(f: Frame, slot: number, name: string): CelValue | undefined {
-  const b = f[BINDINGS];
-  let v: CelValue | undefined;
-  if (f[IS_ACTIVATION] === true) v = (b as Activation).resolve(name);
-  // Names that Object.prototype defines ("constructor", "__proto__", ...) must be own
-  // properties; any other name is read directly (inherited getters work as lazy bindings).
-  else if (PROTO_NAMES.has(name)) v = hasOwn.call(b, name) ? (b as Record<string, CelValue>)[name] : undefined;
-  else v = (b as Record<string, CelValue | undefined>)[name];
-  f[slot] = v === undefined ? UNBOUND : v;
-  return v;
-}
-
-function noSuchAttribute(names: string): CelEvalError {
-  return new CelEvalError(`no such attribute(s): ${names}`);
-}
-
-/** A variable's value in this evaluation (read from the bindings on first use); throws when unbound. */
-function varValue(f: Frame, slot: number, name: string): CelValue {
-  const v = f[slot];
-  if (v !== UNRESOLVED && v !== UNBOUND) return v;
-  const r = v === UNBOUND ? undefined : loadVar(f, slot, name);
-  if (r === undefined) throw noSuchAttribute(name);
-  return r;
-}
-
-function readVar(slot: number, name: string): Ev {
-  return (f) => varValue(f, slot, name);
-}
-
-const NO_OVERLOAD_LOGIC = "no such overload";
-
-interface Local {
-  readonly slot: number;
-  /** Accumulators may hold an error value (stored as the CelEvalError); reading rethrows it. */
-  readonly accu: boolean;
-  /** A `cel.@block` slot: computed on first read in each evaluation of its block. */
-  readonly lazy?: Ev;
-}
-
-/**
- * The locals a comprehension or block introduces: three in fields (a comprehension has two or
- * three; a Map costs more to make), any more in a Map. A name set again replaces its local.
- */
-class Scope {
-  /** The enclosing scope (the planner's scopes are a chain, innermost first: no array per plan). */
-  declare readonly parent: Scope | undefined;
-  // (Fields declared, set in the constructor only: see `CompiledProgram`.)
-  declare private n0: string | undefined;
-  declare private l0: Local | undefined;
-  declare private n1: string | undefined;
-  declare private l1: Local | undefined;
-  declare private n2: string | undefined;
-  declare private l2: Local | undefined;
-  declare private more: Map<string, Local> | undefined;
-
-  constructor(parent: Scope | undefined) {
-    this.parent = parent;
-    this.n0 = undefined;
-    this.l0 = undefined;
-    this.n1 = undefined;
-    this.l1 = undefined;
-    this.n2 = undefined;
-    this.l2 = undefined;
-    this.more = undefined;
-  }
-
-  get(name: string): Local | undefined {
-    if (name === this.n0) return this.l0;
-    if (name === this.n1) return this.l1;
-    if (name === this.n2) return this.l2;
-    return this.more?.get(name);
-  }
-
-  set(name: string, l: Local): void {
-    if (this.n0 === undefined || this.n0 === name) {
-      this.n0 = name;
-      this.l0 = l;
-    } else if (this.n1 === undefined || this.n1 === name) {
-      this.n1 = name;
-      this.l1 = l;
-    } else if (this.n2 === undefined || this.n2 === name) {
-      this.n2 = name;
-      this.l2 = l;
-    } else (this.more ??= new Map()).set(name, l);
-  }
 }
 
 /** cel-go's block function (`cel.block` macro, common-subexpression elimination). */
@@ -551,7 +356,6 @@ const NO_NAMES: string[] = [];
 const NO_SLOTS: number[] = [];
 
 class Planner {
-  // (Fields declared, set in the constructor only: a class field initializer is a call of its
   // own and stores every field twice, and every compile makes a planner. See `CompiledProgram`.)
   declare private readonly env: Env;
   /**
@@ -610,9 +414,11 @@ class Planner {
   private get presenceCost(): number {
     return this.costs.presenceCost;
   }
+
   private get folding(): boolean {
     return this.costs.folding;
   }
+
   private get libCosts(): ReadonlyMap<string, import("./decls.js").OverloadCost> {
     return this.costs.libCosts;
   }
@@ -646,8 +452,6 @@ class Planner {
     const t = operand === undefined ? undefined : this.types?.get(operand.id);
     return t !== undefined && t.name === OPTIONAL_NAME;
   }
-
-  // ------------------------------------------------------------------ cost
 
   /** Whether cel-go plans this node as an attribute (so a qualifier on it adds no attribute cost of its own). */
   private isAttribute(e: Expr): boolean {
@@ -938,8 +742,6 @@ class Planner {
     }
   }
 
-  // ------------------------------------------------------------------ names
-
   private lookupLocal(name: string): Local | undefined {
     for (let s = this.scope; s !== undefined; s = s.parent) {
       const l = s.get(name);
@@ -1164,8 +966,6 @@ class Planner {
     return fields.reverse();
   }
 
-  // ------------------------------------------------------------------ select
-
   private select(e: Extract<Expr, { kind: "select" }>): Ev {
     const test = e.testOnly;
     const ref = this.refs?.get(e.id);
@@ -1221,8 +1021,6 @@ class Planner {
     if (ref !== undefined) return ref.name !== undefined || ref.value !== undefined;
     return this.refs === undefined && this.qualifiedChain(e) !== undefined;
   }
-
-  // ------------------------------------------------------------------ literals
 
   private list(elements: readonly Expr[], optionalIndices: readonly number[]): Ev {
     const n = elements.length;
@@ -1300,8 +1098,6 @@ class Planner {
     }
     return isRootScoped(written) ? written.slice(1) : written;
   }
-
-  // ------------------------------------------------------------------ comprehensions
 
   private comprehension(e: ComprehensionExpr): Ev {
     const range = this.expr(e.iterRange);
@@ -1534,8 +1330,6 @@ class Planner {
     }
     return undefined;
   }
-
-  // ------------------------------------------------------------------ calls
 
   /**
    * `defer` (tracking only): the caller charges the cost this call would charge
