@@ -33,9 +33,11 @@ import type { RE2JS } from "@bufbuild/re2";
 import { isMapKey, mapHas } from "./runtime/map.js";
 import { BUILTIN_TYPE_NAMES, OPTIONAL_NAME, type CelType as CelTypeT } from "./types.js";
 import { CelObject, CelOptional, CelUint, type CelMapKey, type CelValue } from "./values.js";
-import { CelCostLimitError, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, STRING_TRAVERSAL_COST_FACTOR, STRUCT_CREATE_BASE_COST, VARIABLE_COST_OVERLOADS, absorbable, actualSize, codePoints, equalityCost, libraryCosts, matchesCost, stdCallCost, stdCostFunction, type CostOptions } from "./cost-runtime.js";
+import { CelCostLimitError, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, STRING_TRAVERSAL_COST_FACTOR, STRUCT_CREATE_BASE_COST, VARIABLE_COST_OVERLOADS, absorbable, actualSize, codePoints, equalityCost, matchesCost, stdCallCost, stdCostFunction } from "./cost-runtime.js";
 import { tick, ticks, withEvalLimits } from "./eval-limits.js";
 import { BINDINGS, EMPTY, FIRST_SLOT, IS_ACTIVATION, NO_OVERLOAD_LOGIC, OPTIONAL_TYPE, Scope, UNBOUND, UNRESOLVED, accuReader, lazyReader, loadVar, noSuchAttribute, readVar, slotReader, type Ev, type Frame, type Local, unresolvedFrame, varValue } from "./plan-frame.js";
+import { ADD_FAST, CONCAT, COST, LAST_ADD, RECEIVER_TRAVERSAL, charge, charged, discounted, refundAbsent } from "./plan-cost-state.js";
+import { BLOCK, EMPTY_FRAME, MAX_CACHED_NAMES, MAX_SCANNED_VARS, NO_COSTS, NO_NAMES, NO_OVERLOADS, NO_SLOTS, U_EQUALS, U_IN, U_INDEX, U_MAP_INSERT, U_NOT, U_NOT_EQUALS, costData, envCache, type CostData, type DeclShapes, type EnvCache, type NameCandidate, type OverloadEntry } from "./plan-env.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
@@ -90,57 +92,6 @@ export interface Program {
   evalWithCost(vars?: Activation | Readonly<Record<string, CelValue>>, options?: EvalOptions): CostedResult;
   /** The actual cost of the last tracked evaluation of this program (also set when it threw). */
   readonly lastCost: number | undefined;
-}
-
-// ------------------------------------------------------------------ cost tracking state
-// Evaluation is synchronous, so the running cost of the tracked evaluation in
-// progress lives in module state (saved and restored around each tracked eval,
-// so a nested evaluation does not disturb an outer one). Tracking closures add
-// to it and compare with the limit; untracked closures never touch it.
-// One constant object (not module-level `let`s, which cost a hole check per access).
-const COST = { acc: 0, limit: Infinity };
-/** The last string concatenation's result and its size in code points (see `chargingImpl`). */
-const CONCAT: { s: string | undefined; n: number } = { s: undefined, n: 0 };
-
-const EMPTY_FRAME: Frame = [];
-const NO_LIBRARY_COSTS: ReadonlyMap<string, import("./decls.js").OverloadCost> = new Map();
-
-/**
- * Closures of `x + y` planned by `stringCall`: every one that returns sets
- * `LAST_ADD.n` last, to its result's size in code points (-1 when it took the
- * general call), so a `+` whose left operand is one of them reads the size
- * right after evaluating it instead of measuring the concatenation.
- */
-const ADD_FAST = new WeakSet<Ev>();
-const LAST_ADD = { n: -1 };
-
-/** Overloads costing ceil(size(receiver) × 0.1) (`stdCostFunction`'s first case). */
-const RECEIVER_TRAVERSAL: ReadonlySet<string> = new Set(["starts_with_string", "ends_with_string", "string_to_bytes", "bytes_to_string", "strings_quote", "string_format"]);
-
-/** Adds `n` to the running cost; throws once the limit is exceeded. */
-function charge(n: number): void {
-  COST.acc += n;
-  if (COST.acc > COST.limit) throw new CelCostLimitError(COST.limit, COST.acc);
-}
-
-/** Gives back the 1 a qualifier was charged when its result is `optional.none()`. */
-function refundAbsent(ev: Ev): Ev {
-  return (f) => {
-    const v = ev(f);
-    if (v instanceof CelOptional && v.value === undefined) COST.acc -= 1;
-    return v;
-  };
-}
-
-/** Wraps a closure to charge `n` after it evaluated. */
-function charged(ev: Ev, n: number): Ev {
-  if (n === 0) return ev;
-  return (f) => {
-    const v = ev(f);
-    COST.acc += n;
-    if (COST.acc > COST.limit) throw new CelCostLimitError(COST.limit, COST.acc);
-    return v;
-  };
 }
 
 export function plan(ast: ParsedExpr | CheckedExpr, env: Env): Program {
@@ -242,118 +193,6 @@ class CompiledProgram implements Program {
     }
   }
 }
-
-/** Tracking: a `?:` branch read through the conditional attribute, refunded its own attribute cost. */
-function discounted(ev: Ev): Ev {
-  return (f) => {
-    const v = ev(f);
-    COST.acc -= 1;
-    return v;
-  };
-}
-
-/** cel-go's block function (`cel.block` macro, common-subexpression elimination). */
-const BLOCK = "cel.@block";
-
-/** One way to read a (possibly qualified) name: a variable or constant plus field selections. */
-interface NameCandidate {
-  readonly names: readonly string[];
-  readonly fields: readonly string[];
-}
-
-/** Per-environment planning data, shared by every program planned against the environment. */
-/** The overloads a call site may dispatch to, with their dispatch candidates once needed. */
-interface OverloadEntry {
-  readonly overloads: readonly OverloadDecl[];
-  candidates: Candidate[] | undefined;
-  /** Restrictions to the checker's overload ids, by the id list. */
-  byIds: WeakMap<readonly string[], OverloadEntry> | undefined;
-}
-const NO_OVERLOADS: OverloadEntry = { overloads: [], candidates: undefined, byIds: undefined };
-
-/** A function declaration and its overload entries by shape (see `EnvCache.overloads`). */
-interface DeclShapes {
-  readonly decl: FunctionDecl;
-  readonly byShape: (OverloadEntry | undefined)[];
-}
-
-interface EnvCache {
-  /** By declaration, then by `arity * 2 + (receiver style ? 1 : 0)`. */
-  readonly overloads: Map<FunctionDecl, (OverloadEntry | undefined)[]>;
-  /** Functions by their name in the environment (null: none), each with its `overloads` entry. */
-  readonly byName: Map<string, DeclShapes | null>;
-  /** By operator ({@link U_MAP_INSERT} …): 0 not known yet, 1 standard overloads only, 2 a library adds its own. */
-  readonly userOverloads: Uint8Array;
-  readonly staticIdents: Map<string, { value: CelValue } | null>;
-  /** What the tracking variant needs of the environment's cost options and libraries (made on first use). */
-  costs: CostData | undefined;
-  /** The name `readsBinding` last found among the environment's variables. */
-  lastVariable: string | undefined;
-  /** The name `declShapes` looked up last and what it found. */
-  lastFunction: string | undefined;
-  lastShapes: DeclShapes | undefined;
-}
-
-/** An environment's cost settings as the tracking variant reads them. */
-interface CostData {
-  readonly presenceCost: number;
-  readonly folding: boolean;
-  readonly libCosts: ReadonlyMap<string, import("./decls.js").OverloadCost>;
-  /** Names of functions some overload of which has a library cost rule (made on first use). */
-  costedFns: Set<string> | undefined;
-}
-const ENV_CACHES = new WeakMap<Env, EnvCache>();
-/** The environment planned against last and its cache (most programs are planned against one environment in a row). */
-const LAST_CACHE: { env: Env | undefined; cache: EnvCache | undefined } = { env: undefined, cache: undefined };
-function envCache(env: Env): EnvCache {
-  if (LAST_CACHE.env === env) return LAST_CACHE.cache!;
-  let c = ENV_CACHES.get(env);
-  if (c === undefined) {
-    c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map(), costs: undefined, lastVariable: undefined, lastFunction: undefined, lastShapes: undefined };
-    ENV_CACHES.set(env, c);
-  }
-  LAST_CACHE.env = env;
-  LAST_CACHE.cache = c;
-  return c;
-}
-
-/** The environment's cost settings, made on the first tracked plan against it. */
-function costData(cache: EnvCache, env: Env): CostData {
-  let c = cache.costs;
-  if (c === undefined) {
-    const opts: CostOptions = env.cost ?? {};
-    c = {
-      presenceCost: opts.presenceTestHasCost === false ? 0 : 1,
-      folding: opts.constantFolding === true,
-      libCosts: libraryCosts(env.libraries),
-      costedFns: undefined,
-    };
-    cache.costs = c;
-  }
-  return c;
-}
-
-/** Cost settings of the untracked variant, which never reads them. */
-const NO_COSTS: CostData = { presenceCost: 1, folding: false, libCosts: NO_LIBRARY_COSTS, costedFns: new Set() };
-
-/** The operators whose standard overloads the planner inlines, as indices of `EnvCache.userOverloads`. */
-const U_MAP_INSERT = 0;
-const U_NOT = 1;
-const U_EQUALS = 2;
-const U_NOT_EQUALS = 3;
-const U_INDEX = 4;
-const U_IN = 5;
-const U_COUNT = 6;
-
-/** Bound on `EnvCache.byName`. */
-const MAX_CACHED_NAMES = 10_000;
-
-/** Variables of a plan found by a scan of their names, before a Map is made (see `Planner.varNames`). */
-const MAX_SCANNED_VARS = 8;
-
-// Shared empty arrays, replaced (never pushed to) by the first variable.
-const NO_NAMES: string[] = [];
-const NO_SLOTS: number[] = [];
 
 class Planner {
   // own and stores every field twice, and every compile makes a planner. See `CompiledProgram`.)
