@@ -31,6 +31,7 @@ import { Planner } from "./plan-core.js";
 // The planner methods of each concern (each module adds its own to `Planner.prototype`).
 import "./plan-comprehensions.js";
 import "./plan-calls.js";
+import "./plan-costs.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
