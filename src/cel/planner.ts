@@ -32,6 +32,7 @@ import { Planner } from "./plan-core.js";
 import "./plan-comprehensions.js";
 import "./plan-calls.js";
 import "./plan-costs.js";
+import "./plan-names.js";
 
 /** Variable bindings; `resolve` may compute lazily. Returns undefined for an unbound name. */
 export interface Activation {
