@@ -14,7 +14,7 @@ import { OPTIONAL_NAME } from "./types.js";
 import { CelOptional, type CelMapKey, type CelValue } from "./values.js";
 import { STRING_TRAVERSAL_COST_FACTOR, absorbable, codePoints } from "./cost-runtime.js";
 import { NO_OVERLOAD_LOGIC, type Ev } from "./plan-frame.js";
-import { ADD_FAST, LAST_ADD, RECEIVER_TRAVERSAL, charge, charged, discounted } from "./plan-cost-state.js";
+import { LAST_ADD, RECEIVER_TRAVERSAL, charge, charged, discounted } from "./plan-cost-state.js";
 import { BLOCK, EMPTY_FRAME, MAX_CACHED_NAMES, NO_OVERLOADS, U_EQUALS, U_IN, U_INDEX, U_NOT, U_NOT_EQUALS, type DeclShapes, type OverloadEntry } from "./plan-env.js";
 import { SINGLETON_BOUND, STD_EQUALS, STD_IN, STD_INDEX, STD_NOT, callDirect, callDispatch, constOf, containsOpen, equals, equalsConst, equalsConstRight, equalsInt, index, indexByString, indexOptional, intConst, isOpenType, noOverloadCall, notEquals, notEqualsConst, notEqualsConstRight, regexCall, trackedRegexCall } from "./plan-closures.js";
 import { Planner } from "./plan-core.js";
@@ -532,7 +532,7 @@ Planner.prototype.stringCall = function (this: Planner, costId: string, overload
   const na = ca === undefined ? -1 : codePoints(ca);
   const nb = cb === undefined ? -1 : codePoints(cb);
   let ev: Ev;
-  if (ADD_FAST.has(a)) {
+  if (this.addFast !== undefined && this.addFast.has(a)) {
     // `(… + …) + y`: the left operand is this kind of closure, which left its result's size in LAST_ADD.
     ev = (f) => {
       const x = a(f);
@@ -569,7 +569,7 @@ Planner.prototype.stringCall = function (this: Planner, costId: string, overload
       return r;
     };
   }
-  ADD_FAST.add(ev);
+  (this.addFast ??= new Set()).add(ev);
   return ev;
 };
 

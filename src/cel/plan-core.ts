@@ -55,6 +55,8 @@ export class Planner {
   declare readonly costs: CostData;
   /** What a deferred call (`plainExpr(x, true)`) left for its caller to charge. */
   declare pendingOut: number;
+  /** The closures of `x + y` this plan's `stringCall` made (see `LAST_ADD`); made on first use. */
+  declare addFast: Set<Ev> | undefined;
 
   constructor(env: Env, checked: CheckedExpr | undefined, tracking: boolean) {
     this.env = env;
@@ -75,6 +77,7 @@ export class Planner {
     this.tracking = tracking;
     this.costs = tracking ? costData(cache, env) : NO_COSTS;
     this.pendingOut = 0;
+    this.addFast = undefined;
   }
 
   get presenceCost(): number {

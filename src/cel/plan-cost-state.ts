@@ -18,12 +18,11 @@ export const COST = { acc: 0, limit: Infinity };
 export const CONCAT: { s: string | undefined; n: number } = { s: undefined, n: 0 };
 
 /**
- * Closures of `x + y` planned by `stringCall`: every one that returns sets
- * `LAST_ADD.n` last, to its result's size in code points (-1 when it took the
- * general call), so a `+` whose left operand is one of them reads the size
- * right after evaluating it instead of measuring the concatenation.
+ * Set by the closures of `x + y` that `stringCall` plans (the planner's `addFast`): every one
+ * that returns sets `LAST_ADD.n` last, to its result's size in code points (-1 when it took the
+ * general call), so a `+` whose left operand is one of them reads the size right after
+ * evaluating it instead of measuring the concatenation.
  */
-export const ADD_FAST = new WeakSet<Ev>();
 export const LAST_ADD = { n: -1 };
 
 /** Overloads costing ceil(size(receiver) × 0.1) (`stdCostFunction`'s first case). */

@@ -63,18 +63,13 @@ export interface CostData {
   /** Names of functions some overload of which has a library cost rule (made on first use). */
   costedFns: Set<string> | undefined;
 }
-export const ENV_CACHES = new WeakMap<Env, EnvCache>();
-/** The environment planned against last and its cache (most programs are planned against one environment in a row). */
-export const LAST_CACHE: { env: Env | undefined; cache: EnvCache | undefined } = { env: undefined, cache: undefined };
+/** The environment's planning cache, kept on the environment itself (made on the first plan against it). */
 export function envCache(env: Env): EnvCache {
-  if (LAST_CACHE.env === env) return LAST_CACHE.cache!;
-  let c = ENV_CACHES.get(env);
+  let c = env.planCache as EnvCache | undefined;
   if (c === undefined) {
     c = { overloads: new Map(), byName: new Map(), userOverloads: new Uint8Array(U_COUNT), staticIdents: new Map(), costs: undefined, lastVariable: undefined, lastFunction: undefined, lastShapes: undefined };
-    ENV_CACHES.set(env, c);
+    env.planCache = c;
   }
-  LAST_CACHE.env = env;
-  LAST_CACHE.cache = c;
   return c;
 }
 
