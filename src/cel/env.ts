@@ -65,9 +65,12 @@ export class Env {
   readonly libraries: readonly Library[];
   readonly cost: CostOptions;
   private readonly options: EnvOptions;
+  /** The planner's per-environment cache (src/cel/plan-env.ts `envCache`), made on the first plan. */
+  planCache: unknown;
 
   constructor(options: EnvOptions = {}) {
     this.options = options;
+    this.planCache = undefined;
     this.container = options.container ?? "";
     this.homogeneousAggregateLiterals = options.homogeneousAggregateLiterals ?? false;
     this.crossTypeNumericComparisons = options.crossTypeNumericComparisons ?? false;

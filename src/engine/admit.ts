@@ -37,10 +37,10 @@ function withNamespace(o: JsonObject, namespace: string, gvk: GroupVersionKind):
   return { ...o, metadata: md };
 }
 
-/** The defaulter `admit` uses, or none. */
+/** The defaulter `admit` uses for one request, or none. */
 function defaulterOf(set: PolicySet, options: AdmitOptions): Defaulter | undefined {
   if (options.defaulting === false) return undefined;
-  return options.defaulter ?? set.defaulter;
+  return options.defaulter ?? set.requestDefaulter();
 }
 
 /**
@@ -73,8 +73,7 @@ function admissionRequest(set: PolicySet, req: AdmitRequest, defaulter: Defaulte
 }
 
 /** The context Kyverno policies run in: the set's catalog, schemas, namespaces (bare-namespace rule), exceptions and library data. */
-export function kyvernoContext(set: PolicySet, options: AdmitOptions = {}, bare?: string[]): KyvernoContext {
-  const defaulter = defaulterOf(set, options);
+export function kyvernoContext(set: PolicySet, options: AdmitOptions = {}, bare?: string[], defaulter: Defaulter | undefined = defaulterOf(set, options)): KyvernoContext {
   return {
     catalog: set.catalog,
     schemas: set.schemas,
@@ -94,7 +93,7 @@ export function admit(set: PolicySet, req: AdmitRequest, options: AdmitOptions =
   const bare: string[] = [];
   const namespaces = namespaceLookup(set.namespaces, bare);
   // Kyverno MutatingPolicies run as Kyverno's mutating webhook after the MAP plugin (the stage keeps per-request state: one per request).
-  const webhooks = set.kyverno.policies.length > 0 ? [kyvernoWebhookStage(set.kyverno.policies, kyvernoContext(set, options, bare))] : [];
+  const webhooks = set.kyverno.policies.length > 0 ? [kyvernoWebhookStage(set.kyverno.policies, kyvernoContext(set, options, bare, defaulter))] : [];
   const result = evaluate(request, {
     webhooks,
     policies: set.policies,

@@ -35,7 +35,7 @@ import { SchemaRegistry } from "../kube/schema.js";
 import { collectPolicies } from "../policy/index.js";
 import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../policy/kyverno/index.js";
 import { compileMutator, GROUP as GATEKEEPER_GROUP, translate as translateGatekeeper, type Verdict } from "../translate/gatekeeper/index.js";
-import { crdConverter, defaultObject, validationContext } from "../validation/index.js";
+import { crdConverter, defaultObject, requestDefaulter, validationContext } from "../validation/index.js";
 import { storedNamespace } from "./namespace.js";
 import type { EngineDocument, EngineError, LoadOptions, LoadResult } from "./types.js";
 
@@ -261,6 +261,7 @@ export function load(documents: readonly EngineDocument[], options: LoadOptions 
       catalog,
       schemas,
       defaulter: (o) => defaultObject(o, validation),
+      requestDefaulter: () => requestDefaulter(validation),
       validation,
       converter: crdConverter(validation),
       kyverno: { policies: mpols.map((m) => m.policy), exceptions, providers, resources },

@@ -89,6 +89,8 @@ export interface PolicySet {
   readonly schemas: SchemaRegistry;
   /** The built-in defaulting plus the given CRDs' pruning and schema defaults (`defaultObject` of src/validation; `admit` decides when it applies). */
   readonly defaulter: Defaulter;
+  /** `defaulter` for one request: it remembers, by identity, what it has defaulted, so that the call after each mutation skips what the mutation left alone (`admit` makes one per request). */
+  readonly requestDefaulter: () => Defaulter;
   /** The given CRDs as src/validation sees them: defaulting, validation before storage, version conversion. */
   readonly validation: ValidationContext;
   /** Version conversion across the versions of the given CRDs, for policies matched through an equivalent resource (`matchPolicy: Equivalent`). */

@@ -16,7 +16,8 @@
  * Service cluster IPs and IP families, a Job's generated selector and controller-uid labels,
  * pod-level resource aggregation (PodLevelResources), quantity rounding to milli-units.
  */
-import { deepClone, isJsonObject, type JsonObject, type JsonValue } from "../admission/json.js";
+import { deepClone, type JsonObject, type JsonValue } from "../admission/json.js";
+import { Draft } from "./draft.js";
 import { defaultPullPolicy } from "./image-ref.js";
 
 export interface KindDefaults {
@@ -25,7 +26,7 @@ export interface KindDefaults {
   /** The object is a Pod (`SetDefaults_Pod`: limits copied to requests, enableServiceLinks, host-network ports). */
   readonly pod?: boolean;
   /** The kind's own `SetDefaults_<Kind>` (runs before the pod specs', as the generated code does). */
-  readonly own?: (o: JsonObject) => void;
+  readonly own?: (o: Draft) => void;
 }
 
 const TEMPLATE = ["spec", "template", "spec"] as const;
@@ -41,7 +42,7 @@ export const KIND_DEFAULTS: Readonly<Record<string, KindDefaults>> = {
   "/Namespace": { own: defaultNamespace },
   "/ServiceAccount": {},
   "apps/Deployment": { podSpecs: [TEMPLATE], own: defaultDeployment },
-  "apps/ReplicaSet": { podSpecs: [TEMPLATE], own: (o) => setIfAbsent(obj(o, "spec"), "replicas", 1) },
+  "apps/ReplicaSet": { podSpecs: [TEMPLATE], own: (o) => setIfAbsent(o.obj("spec"), "replicas", 1) },
   "apps/StatefulSet": { podSpecs: [TEMPLATE], own: defaultStatefulSet },
   "apps/DaemonSet": { podSpecs: [TEMPLATE], own: defaultDaemonSet },
   "batch/Job": { podSpecs: [TEMPLATE], own: defaultJob },
@@ -60,37 +61,80 @@ export function hasBuiltinDefaults(gvk: DefaultTarget): boolean {
 }
 
 /**
- * The object as the apiserver's decoding leaves it: defaulted, `stringData` folded. Returns a new
- * object for a known kind (the input is not modified), the input itself for any other.
+ * The object as the apiserver's decoding leaves it: defaulted, `stringData` folded. The input is
+ * not modified: edits are copy-on-write ({@link Draft}), so the result is the input itself when
+ * nothing applies, and otherwise shares every subtree that defaulting did not change (the
+ * pipeline's identity-keyed memos keep working after the defaulter that runs after every mutation).
  */
-export function defaultBuiltin(object: JsonObject, gvk: DefaultTarget): JsonObject {
+export function defaultBuiltin(object: JsonObject, gvk: DefaultTarget, memo?: DefaultMemo): JsonObject {
   if (gvk.version !== "v1") return object;
-  const d = KIND_DEFAULTS[`${gvk.group}/${gvk.kind}`];
+  const key = `${gvk.group}/${gvk.kind}`;
+  const d = KIND_DEFAULTS[key];
   if (d === undefined) return object;
-  const out = deepClone(object);
+  const out = new Draft(object);
   d.own?.(out);
+  const isPod = d.pod === true;
   for (const path of d.podSpecs ?? []) {
     // A template's ObjectMeta is a struct field: always printed (`metadata: {}`).
     if (path.length > 1) {
       const template = at(out, path.slice(0, -1));
-      if (template !== undefined) obj(template, "metadata");
+      if (template !== undefined) template.obj("metadata");
     }
     const spec = at(out, path);
-    if (spec !== undefined) defaultPodSpec(spec, d.pod === true);
+    if (spec === undefined) continue;
+    // A pod spec this request's defaulter returned before is defaulted (defaulting is idempotent).
+    if (memo !== undefined && memo.specs.get(spec.original) === key && spec.unchanged()) continue;
+    defaultPodSpec(spec, isPod, memo);
   }
-  return out;
+  const result = out.done();
+  if (memo !== undefined) remember(memo, result, key, d);
+  return result;
+}
+
+/**
+ * What one request's defaulter has returned, by identity: pod specs (with the kind they were
+ * defaulted for), containers (with their context: list, Pod or template, host network) and
+ * volumes, which
+ * are fixpoints of defaulting and are skipped when a later call meets them again. Sound because
+ * admission never modifies a value in place; a memo lives for one request (plain Maps, as in
+ * src/admission/memo.ts).
+ */
+export class DefaultMemo {
+  readonly specs = new Map<object, string>();
+  readonly containers = new Map<object, string>();
+  readonly volumes = new Set<object>();
+}
+
+function containerContext(list: string, isPod: boolean, hostNetwork: boolean): string {
+  return `${list}:${isPod ? "pod" : "template"}:${hostNetwork ? "host" : "pod-network"}`;
+}
+
+function remember(memo: DefaultMemo, o: JsonObject, key: string, d: KindDefaults): void {
+  for (const path of d.podSpecs ?? []) {
+    let spec: JsonValue | undefined = o;
+    for (const p of path) spec = typeof spec === "object" && spec !== null && !Array.isArray(spec) ? spec[p] : undefined;
+    if (typeof spec !== "object" || spec === null || Array.isArray(spec)) continue;
+    memo.specs.set(spec, key);
+    if (Array.isArray(spec.volumes)) for (const v of spec.volumes) if (typeof v === "object" && v !== null && !Array.isArray(v)) memo.volumes.add(v);
+    for (const list of CONTAINER_LISTS) {
+      const cs = spec[list];
+      if (!Array.isArray(cs)) continue;
+      const context = containerContext(list, d.pod === true, spec.hostNetwork === true);
+      for (const c of cs) if (typeof c === "object" && c !== null && !Array.isArray(c)) memo.containers.set(c, context);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Helpers (all mutate the fresh copy)
+// Helpers (all edit the draft, never the input)
 
-function at(o: JsonObject, path: readonly string[]): JsonObject | undefined {
-  let cur: JsonValue | undefined = o;
+function at(o: Draft, path: readonly string[]): Draft | undefined {
+  let cur: Draft | undefined = o;
   for (const p of path) {
-    if (!isJsonObject(cur)) return undefined;
-    cur = cur[p];
+    cur = cur.child(p);
+    if (cur === undefined) return undefined;
   }
-  return isJsonObject(cur) ? cur : undefined;
+  return cur;
 }
 
 /** Go's "unset": absent, null, or the zero value the field's Go type cannot tell from unset. */
@@ -98,35 +142,30 @@ function unset(v: JsonValue | undefined, zero: JsonValue = null): boolean {
   return v === undefined || v === null || (zero !== null && v === zero);
 }
 
-function setIfAbsent(o: JsonObject | undefined, key: string, value: JsonValue): void {
-  if (o !== undefined && (o[key] === undefined || o[key] === null)) o[key] = value;
+function setIfAbsent(o: Draft | undefined, key: string, value: JsonValue): void {
+  o?.setIfAbsent(key, value);
 }
 
 /** A string field that Go cannot tell from "" (not a pointer). */
-function setIfEmpty(o: JsonObject | undefined, key: string, value: JsonValue): void {
-  if (o !== undefined && unset(o[key], "")) o[key] = value;
+function setIfEmpty(o: Draft | undefined, key: string, value: JsonValue): void {
+  if (o !== undefined && unset(o.get(key), "")) o.set(key, value);
 }
 
-/** The object at `o[key]`, created when absent (a Go struct field without a pointer). */
-function obj(o: JsonObject, key: string): JsonObject {
-  const v = o[key];
-  if (isJsonObject(v)) return v;
-  const fresh: JsonObject = {};
-  o[key] = fresh;
-  return fresh;
+function child(o: Draft | undefined, key: string): Draft | undefined {
+  return o?.child(key);
 }
 
-function child(o: JsonObject | undefined, key: string): JsonObject | undefined {
-  const v = o?.[key];
-  return isJsonObject(v) ? v : undefined;
-}
-
-function objects(v: JsonValue | undefined): JsonObject[] {
-  return Array.isArray(v) ? v.filter(isJsonObject) : [];
+function objects(o: Draft | undefined, key: string): Draft[] {
+  return o === undefined ? [] : o.objects(key);
 }
 
 function isZeroInt(v: JsonValue | undefined): boolean {
   return v === undefined || v === null || v === 0 || v === 0n;
+}
+
+/** Whether the value is an object with at least one key. */
+function nonEmptyObject(v: JsonValue | undefined): boolean {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -134,22 +173,34 @@ function isZeroInt(v: JsonValue | undefined): boolean {
 
 const CONTAINER_LISTS = ["initContainers", "containers", "ephemeralContainers"] as const;
 
-function defaultPodSpec(spec: JsonObject, isPod: boolean): void {
+function defaultPodSpec(spec: Draft, isPod: boolean, memo: DefaultMemo | undefined): void {
+  // Containers this request's defaulter returned before, in the same context, are defaulted already.
+  const hostNetwork = spec.get("hostNetwork") === true;
+  const todo = (list: string): ((c: JsonObject) => boolean) | undefined => {
+    if (memo === undefined) return undefined;
+    const context = containerContext(list, isPod, hostNetwork);
+    return (c) => memo.containers.get(c) !== context;
+  };
   if (isPod) {
     // SetDefaults_Pod
     for (const list of ["containers", "initContainers"]) {
-      for (const c of objects(spec[list])) {
-        const res = child(c, "resources");
-        const limits = child(res, "limits");
-        if (res === undefined || limits === undefined) continue;
-        const requests = obj(res, "requests");
-        for (const [k, v] of Object.entries(limits)) if (requests[k] === undefined) requests[k] = deepClone(v as JsonValue);
+      for (const c of spec.objects(list, todo(list))) {
+        const res = c.child("resources");
+        const limits = res?.get("limits");
+        if (res === undefined || typeof limits !== "object" || limits === null || Array.isArray(limits)) continue;
+        const requests = res.obj("requests");
+        for (const [k, v] of Object.entries(limits)) if (requests.get(k) === undefined) requests.set(k, deepClone(v as JsonValue));
       }
     }
     setIfAbsent(spec, "enableServiceLinks", true);
-    if (spec.hostNetwork === true) {
+    if (hostNetwork) {
       for (const list of ["containers", "initContainers"]) {
-        for (const c of objects(spec[list])) for (const p of objects(c.ports)) if (isZeroInt(p.hostPort) && p.containerPort !== undefined) p.hostPort = p.containerPort;
+        for (const c of spec.objects(list, todo(list))) {
+          for (const p of c.objects("ports")) {
+            const containerPort = p.get("containerPort");
+            if (isZeroInt(p.get("hostPort")) && containerPort !== undefined) p.set("hostPort", containerPort);
+          }
+        }
       }
     }
   }
@@ -159,71 +210,77 @@ function defaultPodSpec(spec: JsonObject, isPod: boolean): void {
   setIfAbsent(spec, "securityContext", {});
   setIfAbsent(spec, "terminationGracePeriodSeconds", 30);
   setIfEmpty(spec, "schedulerName", "default-scheduler");
-  for (const v of objects(spec.volumes)) defaultVolume(v);
+  for (const v of spec.objects("volumes", memo === undefined ? undefined : (v) => !memo.volumes.has(v))) defaultVolume(v);
   // LocalObjectReference.name is omitempty: an empty name is not printed.
-  for (const r of objects(spec.imagePullSecrets)) if (r.name === "") delete r.name;
-  for (const list of CONTAINER_LISTS) for (const c of objects(spec[list])) defaultContainer(c);
+  for (const r of spec.objects("imagePullSecrets")) if (r.get("name") === "") r.delete("name");
+  for (const list of CONTAINER_LISTS) for (const c of spec.objects(list, todo(list))) defaultContainer(c);
 }
 
 const MODE_SOURCES = ["secret", "configMap", "downwardAPI", "projected"] as const;
 
-function defaultVolume(v: JsonObject): void {
-  const sources = Object.keys(v).filter((k) => k !== "name" && v[k] !== null && v[k] !== undefined);
-  if (sources.length === 0) v.emptyDir = {};
-  const hostPath = child(v, "hostPath");
+function defaultVolume(v: Draft): void {
+  const sources = v.keys().filter((k) => k !== "name" && v.get(k) !== null && v.get(k) !== undefined);
+  if (sources.length === 0) v.set("emptyDir", {});
+  const hostPath = v.child("hostPath");
   if (hostPath !== undefined) setIfAbsent(hostPath, "type", "");
-  for (const s of MODE_SOURCES) setIfAbsent(child(v, s), "defaultMode", 420);
-  for (const item of objects(child(v, "downwardAPI")?.items)) setIfEmpty(child(item, "fieldRef"), "apiVersion", "v1");
-  for (const src of objects(child(v, "projected")?.sources)) {
-    for (const item of objects(child(src, "downwardAPI")?.items)) setIfEmpty(child(item, "fieldRef"), "apiVersion", "v1");
-    setIfAbsent(child(src, "serviceAccountToken"), "expirationSeconds", 3600);
+  for (const s of MODE_SOURCES) setIfAbsent(v.child(s), "defaultMode", 420);
+  for (const item of objects(v.child("downwardAPI"), "items")) setIfEmpty(item.child("fieldRef"), "apiVersion", "v1");
+  for (const src of objects(v.child("projected"), "sources")) {
+    for (const item of objects(src.child("downwardAPI"), "items")) setIfEmpty(item.child("fieldRef"), "apiVersion", "v1");
+    setIfAbsent(src.child("serviceAccountToken"), "expirationSeconds", 3600);
   }
-  const iscsi = child(v, "iscsi");
+  const iscsi = v.child("iscsi");
   setIfEmpty(iscsi, "iscsiInterface", "default");
-  const rbd = child(v, "rbd");
+  const rbd = v.child("rbd");
   setIfEmpty(rbd, "pool", "rbd");
   setIfEmpty(rbd, "user", "admin");
   setIfEmpty(rbd, "keyring", "/etc/ceph/keyring");
-  const azure = child(v, "azureDisk");
+  const azure = v.child("azureDisk");
   setIfAbsent(azure, "cachingMode", "ReadWrite");
   setIfAbsent(azure, "fsType", "ext4");
   setIfAbsent(azure, "readOnly", false);
   setIfAbsent(azure, "kind", "Shared");
-  const scaleIO = child(v, "scaleIO");
+  const scaleIO = v.child("scaleIO");
   setIfEmpty(scaleIO, "storageMode", "ThinProvisioned");
   setIfEmpty(scaleIO, "fsType", "xfs");
-  const claim = child(child(child(v, "ephemeral"), "volumeClaimTemplate"), "spec");
+  const claim = child(child(v.child("ephemeral"), "volumeClaimTemplate"), "spec");
   setIfAbsent(claim, "volumeMode", "Filesystem");
-  const image = child(v, "image");
-  if (image !== undefined && unset(image.pullPolicy, "")) image.pullPolicy = defaultPullPolicy(typeof image.reference === "string" ? image.reference : "");
+  const image = v.child("image");
+  if (image !== undefined && unset(image.get("pullPolicy"), "")) {
+    const reference = image.get("reference");
+    image.set("pullPolicy", defaultPullPolicy(typeof reference === "string" ? reference : ""));
+  }
 }
 
-function defaultContainer(c: JsonObject): void {
+function defaultContainer(c: Draft): void {
   // SetDefaults_Container
-  if (unset(c.imagePullPolicy, "")) c.imagePullPolicy = defaultPullPolicy(typeof c.image === "string" ? c.image : "");
+  if (unset(c.get("imagePullPolicy"), "")) {
+    const image = c.get("image");
+    c.set("imagePullPolicy", defaultPullPolicy(typeof image === "string" ? image : ""));
+  }
   setIfEmpty(c, "terminationMessagePath", "/dev/termination-log");
   setIfEmpty(c, "terminationMessagePolicy", "File");
   // ResourceRequirements is a struct field: always printed.
-  obj(c, "resources");
-  for (const p of objects(c.ports)) setIfEmpty(p, "protocol", "TCP");
-  for (const e of objects(c.env)) {
-    const from = child(e, "valueFrom");
+  c.obj("resources");
+  for (const p of c.objects("ports")) setIfEmpty(p, "protocol", "TCP");
+  for (const e of c.objects("env")) {
+    const from = e.child("valueFrom");
     setIfEmpty(child(from, "fieldRef"), "apiVersion", "v1");
     setIfAbsent(child(from, "fileKeyRef"), "optional", false);
   }
   for (const probe of ["livenessProbe", "readinessProbe", "startupProbe"]) {
-    const p = child(c, probe);
+    const p = c.child(probe);
     if (p === undefined) continue;
-    for (const [k, d] of [["timeoutSeconds", 1], ["periodSeconds", 10], ["successThreshold", 1], ["failureThreshold", 3]] as const) if (isZeroInt(p[k])) p[k] = d;
-    defaultHTTPGet(child(p, "httpGet"));
-    setIfAbsent(child(p, "grpc"), "service", "");
+    for (const [k, d] of [["timeoutSeconds", 1], ["periodSeconds", 10], ["successThreshold", 1], ["failureThreshold", 3]] as const) if (isZeroInt(p.get(k))) p.set(k, d);
+    defaultHTTPGet(p.child("httpGet"));
+    setIfAbsent(p.child("grpc"), "service", "");
   }
-  const lifecycle = child(c, "lifecycle");
+  const lifecycle = c.child("lifecycle");
   defaultHTTPGet(child(child(lifecycle, "postStart"), "httpGet"));
   defaultHTTPGet(child(child(lifecycle, "preStop"), "httpGet"));
 }
 
-function defaultHTTPGet(h: JsonObject | undefined): void {
+function defaultHTTPGet(h: Draft | undefined): void {
   setIfEmpty(h, "path", "/");
   setIfEmpty(h, "scheme", "HTTP");
 }
@@ -231,24 +288,24 @@ function defaultHTTPGet(h: JsonObject | undefined): void {
 // ---------------------------------------------------------------------------------------------
 // Kinds
 
-function defaultReplicationController(o: JsonObject): void {
-  const spec = obj(o, "spec");
-  const labels = child(child(child(spec, "template"), "metadata"), "labels");
+function defaultReplicationController(o: Draft): void {
+  const spec = o.obj("spec");
+  const labels = child(child(spec.child("template"), "metadata"), "labels");
   if (labels !== undefined) {
-    if (!isJsonObject(spec.selector) || Object.keys(spec.selector).length === 0) spec.selector = deepClone(labels);
-    const md = obj(o, "metadata");
-    if (!isJsonObject(md.labels) || Object.keys(md.labels).length === 0) md.labels = deepClone(labels);
+    if (!nonEmptyObject(spec.get("selector"))) spec.set("selector", deepClone(labels.done()));
+    const md = o.obj("metadata");
+    if (!nonEmptyObject(md.get("labels"))) md.set("labels", deepClone(labels.done()));
   }
   setIfAbsent(spec, "replicas", 1);
 }
 
-function defaultDeployment(o: JsonObject): void {
-  const spec = obj(o, "spec");
+function defaultDeployment(o: Draft): void {
+  const spec = o.obj("spec");
   setIfAbsent(spec, "replicas", 1);
-  const strategy = obj(spec, "strategy");
+  const strategy = spec.obj("strategy");
   setIfEmpty(strategy, "type", "RollingUpdate");
-  if (strategy.type === "RollingUpdate") {
-    const ru = obj(strategy, "rollingUpdate");
+  if (strategy.get("type") === "RollingUpdate") {
+    const ru = strategy.obj("rollingUpdate");
     setIfAbsent(ru, "maxUnavailable", "25%");
     setIfAbsent(ru, "maxSurge", "25%");
   }
@@ -256,103 +313,108 @@ function defaultDeployment(o: JsonObject): void {
   setIfAbsent(spec, "progressDeadlineSeconds", 600);
 }
 
-function defaultDaemonSet(o: JsonObject): void {
-  const spec = obj(o, "spec");
-  const strategy = obj(spec, "updateStrategy");
+function defaultDaemonSet(o: Draft): void {
+  const spec = o.obj("spec");
+  const strategy = spec.obj("updateStrategy");
   setIfEmpty(strategy, "type", "RollingUpdate");
-  if (strategy.type === "RollingUpdate") {
-    const ru = obj(strategy, "rollingUpdate");
+  if (strategy.get("type") === "RollingUpdate") {
+    const ru = strategy.obj("rollingUpdate");
     setIfAbsent(ru, "maxUnavailable", 1);
     setIfAbsent(ru, "maxSurge", 0);
   }
   setIfAbsent(spec, "revisionHistoryLimit", 10);
 }
 
-function defaultStatefulSet(o: JsonObject): void {
-  const spec = obj(o, "spec");
+function defaultStatefulSet(o: Draft): void {
+  const spec = o.obj("spec");
   setIfEmpty(spec, "podManagementPolicy", "OrderedReady");
-  const strategy = obj(spec, "updateStrategy");
-  if (unset(strategy.type, "")) {
-    strategy.type = "RollingUpdate";
+  const strategy = spec.obj("updateStrategy");
+  if (unset(strategy.get("type"), "")) {
+    strategy.set("type", "RollingUpdate");
     setIfAbsent(strategy, "rollingUpdate", {});
   }
-  const ru = child(strategy, "rollingUpdate");
+  const ru = strategy.child("rollingUpdate");
   // MaxUnavailableStatefulSet is off by default in 1.36 (beta): no maxUnavailable default.
-  if (strategy.type === "RollingUpdate" && ru !== undefined) setIfAbsent(ru, "partition", 0);
-  const retention = obj(spec, "persistentVolumeClaimRetentionPolicy");
+  if (strategy.get("type") === "RollingUpdate" && ru !== undefined) setIfAbsent(ru, "partition", 0);
+  const retention = spec.obj("persistentVolumeClaimRetentionPolicy");
   setIfEmpty(retention, "whenDeleted", "Retain");
   setIfEmpty(retention, "whenScaled", "Retain");
   setIfAbsent(spec, "replicas", 1);
   setIfAbsent(spec, "revisionHistoryLimit", 10);
 }
 
-function defaultJobSpec(spec: JsonObject): void {
-  for (const rule of objects(child(spec, "podFailurePolicy")?.rules)) for (const p of objects(rule.onPodConditions)) setIfEmpty(p, "status", "True");
+function defaultJobSpec(spec: Draft): void {
+  for (const rule of objects(spec.child("podFailurePolicy"), "rules")) for (const p of rule.objects("onPodConditions")) setIfEmpty(p, "status", "True");
 }
 
-function defaultJob(o: JsonObject): void {
-  const spec = obj(o, "spec");
-  if (unset(spec.completions) && unset(spec.parallelism)) {
-    spec.completions = 1;
-    spec.parallelism = 1;
+function defaultJob(o: Draft): void {
+  const spec = o.obj("spec");
+  if (unset(spec.get("completions")) && unset(spec.get("parallelism"))) {
+    spec.set("completions", 1);
+    spec.set("parallelism", 1);
   }
   setIfAbsent(spec, "parallelism", 1);
-  if (unset(spec.backoffLimit)) spec.backoffLimit = unset(spec.backoffLimitPerIndex) ? 6 : 2147483647;
-  const labels = child(child(child(spec, "template"), "metadata"), "labels");
-  const md = child(o, "metadata");
-  if (labels !== undefined && (md === undefined || !isJsonObject(md.labels) || Object.keys(md.labels).length === 0)) obj(o, "metadata").labels = deepClone(labels);
+  if (unset(spec.get("backoffLimit"))) spec.set("backoffLimit", unset(spec.get("backoffLimitPerIndex")) ? 6 : 2147483647);
+  const labels = child(child(spec.child("template"), "metadata"), "labels");
+  const md = o.child("metadata");
+  if (labels !== undefined && (md === undefined || !nonEmptyObject(md.get("labels")))) o.obj("metadata").set("labels", deepClone(labels.done()));
   setIfAbsent(spec, "completionMode", "NonIndexed");
   setIfAbsent(spec, "suspend", false);
   // JobPodReplacementPolicy is GA.
-  setIfAbsent(spec, "podReplacementPolicy", isJsonObject(spec.podFailurePolicy) ? "Failed" : "TerminatingOrFailed");
+  const pfp = spec.get("podFailurePolicy");
+  setIfAbsent(spec, "podReplacementPolicy", typeof pfp === "object" && pfp !== null && !Array.isArray(pfp) ? "Failed" : "TerminatingOrFailed");
   setIfAbsent(spec, "manualSelector", false);
   defaultJobSpec(spec);
 }
 
-function defaultCronJob(o: JsonObject): void {
-  const spec = obj(o, "spec");
+function defaultCronJob(o: Draft): void {
+  const spec = o.obj("spec");
   setIfEmpty(spec, "concurrencyPolicy", "Allow");
   setIfAbsent(spec, "suspend", false);
   setIfAbsent(spec, "successfulJobsHistoryLimit", 3);
   setIfAbsent(spec, "failedJobsHistoryLimit", 1);
-  const jobTemplate = child(spec, "jobTemplate");
-  if (jobTemplate !== undefined) obj(jobTemplate, "metadata");
+  const jobTemplate = spec.child("jobTemplate");
+  if (jobTemplate !== undefined) jobTemplate.obj("metadata");
   const jobSpec = child(jobTemplate, "spec");
   if (jobSpec !== undefined) defaultJobSpec(jobSpec);
 }
 
 /** `SetDefaults_Service` (the service REST storage allocates IPs and IP families later; not modelled). */
-function defaultService(o: JsonObject): void {
-  const spec = obj(o, "spec");
+function defaultService(o: Draft): void {
+  const spec = o.obj("spec");
   setIfEmpty(spec, "sessionAffinity", "None");
-  if (spec.sessionAffinity === "None") delete spec.sessionAffinityConfig;
-  if (spec.sessionAffinity === "ClientIP") {
-    const timeout = child(child(spec, "sessionAffinityConfig"), "clientIP")?.timeoutSeconds;
-    if (unset(timeout)) spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
+  if (spec.get("sessionAffinity") === "None") spec.delete("sessionAffinityConfig");
+  if (spec.get("sessionAffinity") === "ClientIP") {
+    const clientIP = child(spec.child("sessionAffinityConfig"), "clientIP");
+    if (unset(clientIP?.get("timeoutSeconds"))) spec.set("sessionAffinityConfig", { clientIP: { timeoutSeconds: 10800 } });
   }
   setIfEmpty(spec, "type", "ClusterIP");
-  for (const p of objects(spec.ports)) {
+  for (const p of spec.objects("ports")) {
     setIfEmpty(p, "protocol", "TCP");
-    if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === "") p.targetPort = p.port ?? 0;
+    const targetPort = p.get("targetPort");
+    if (targetPort === undefined || targetPort === null || targetPort === 0 || targetPort === "") p.set("targetPort", p.get("port") ?? 0);
   }
-  const externallyAccessible = spec.type === "LoadBalancer" || spec.type === "NodePort" || (spec.type === "ClusterIP" && Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0);
+  const type = spec.get("type");
+  const externalIPs = spec.get("externalIPs");
+  const externallyAccessible = type === "LoadBalancer" || type === "NodePort" || (type === "ClusterIP" && Array.isArray(externalIPs) && externalIPs.length > 0);
   if (externallyAccessible) setIfEmpty(spec, "externalTrafficPolicy", "Cluster");
-  if (spec.type === "NodePort" || spec.type === "LoadBalancer" || spec.type === "ClusterIP") setIfAbsent(spec, "internalTrafficPolicy", "Cluster");
-  if (spec.type === "LoadBalancer") setIfAbsent(spec, "allocateLoadBalancerNodePorts", true);
+  if (type === "NodePort" || type === "LoadBalancer" || type === "ClusterIP") setIfAbsent(spec, "internalTrafficPolicy", "Cluster");
+  if (type === "LoadBalancer") setIfAbsent(spec, "allocateLoadBalancerNodePorts", true);
   // ServiceStatus and its LoadBalancerStatus are struct fields: always printed.
-  obj(obj(o, "status"), "loadBalancer");
+  o.obj("status").obj("loadBalancer");
 }
 
 /** `SetDefaults_Secret` and the v1 → internal conversion's folding of `stringData` into `data`. */
-function defaultSecret(o: JsonObject): void {
+function defaultSecret(o: Draft): void {
   setIfEmpty(o, "type", "Opaque");
-  const stringData = child(o, "stringData");
+  const stringData = o.child("stringData");
   if (stringData !== undefined) {
-    if (Object.keys(stringData).length > 0) {
-      const data = obj(o, "data");
-      for (const [k, v] of Object.entries(stringData)) data[k] = base64(typeof v === "string" ? v : "");
+    const entries = Object.entries(stringData.done());
+    if (entries.length > 0) {
+      const data = o.obj("data");
+      for (const [k, v] of entries) data.set(k, base64(typeof v === "string" ? v : ""));
     }
-    delete o.stringData;
+    o.delete("stringData");
   }
 }
 
@@ -364,8 +426,12 @@ function base64(s: string): string {
 }
 
 /** `SetDefaults_Namespace` (label `kubernetes.io/metadata.name`), `SetDefaults_NamespaceStatus` (phase Active). */
-function defaultNamespace(o: JsonObject): void {
-  const md = child(o, "metadata");
-  if (md !== undefined && typeof md.name === "string" && md.name !== "") obj(md, "labels")["kubernetes.io/metadata.name"] = md.name;
-  setIfEmpty(obj(o, "status"), "phase", "Active");
+function defaultNamespace(o: Draft): void {
+  const md = o.child("metadata");
+  const name = md?.get("name");
+  if (md !== undefined && typeof name === "string" && name !== "") {
+    const labels = md.obj("labels");
+    if (labels.get("kubernetes.io/metadata.name") !== name) labels.set("kubernetes.io/metadata.name", name);
+  }
+  setIfEmpty(o.obj("status"), "phase", "Active");
 }

@@ -7,6 +7,7 @@
 export {
   crdConverter,
   defaultObject,
+  requestDefaulter,
   gvkOf,
   invalidStatus,
   validateStored,

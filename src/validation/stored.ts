@@ -15,7 +15,7 @@
 import { errorBody, invalidObjectMessage, type FieldError } from "../diag/field-error.js";
 import { deepEqual, isJsonObject, type JsonObject } from "../admission/json.js";
 import type { ConversionResult, Converter } from "../admission/dispatch.js";
-import { defaultBuiltin } from "./defaults.js";
+import { DefaultMemo, defaultBuiltin } from "./defaults.js";
 import { kindValidation, validateBuiltin } from "./builtin/kinds.js";
 import { validateObjectMetaGeneric, validateObjectMetaUpdate } from "./builtin/meta.js";
 import { crdInfo, defaultCustomResource, validateCustomResource, type CrdInfo } from "./crd/crd.js";
@@ -51,14 +51,29 @@ export function gvkOf(o: JsonObject): GroupVersionKind {
   };
 }
 
-/** The object as defaulting leaves it (a new object when anything applies; the input otherwise). */
-export function defaultObject(object: JsonObject, context: ValidationContext): JsonObject {
+/**
+ * The object as defaulting leaves it: the input itself when nothing applies, else a new object
+ * that shares every subtree defaulting did not change (the input is never modified). `memo`
+ * (from {@link requestDefaulter}) remembers what one request's defaulter has already defaulted.
+ */
+export function defaultObject(object: JsonObject, context: ValidationContext, memo?: DefaultMemo): JsonObject {
   const gvk = gvkOf(object);
   const crd = context.crds.get(`${gvk.group}/${gvk.kind}`);
-  const out = crd !== undefined ? defaultCustomResource(crd, object) : defaultBuiltin(object, gvk);
+  const out = crd !== undefined ? defaultCustomResource(crd, object) : defaultBuiltin(object, gvk, memo);
   // Nothing to default: the same object, so that what the pipeline shares or caches by identity
   // (unchanged subtrees, converted CEL values) survives the defaulter that runs after every mutation.
   return out !== object && deepEqual(out, object) ? object : out;
+}
+
+/**
+ * {@link defaultObject} for the calls of one admission request (the defaulter runs after every
+ * mutation): pod specs and containers it has returned are not defaulted again when a later
+ * version of the object still holds them. Use one per request; admission never modifies a value
+ * in place, which is what makes remembering by identity sound.
+ */
+export function requestDefaulter(context: ValidationContext): (object: JsonObject) => JsonObject {
+  const memo = new DefaultMemo();
+  return (object) => defaultObject(object, context, memo);
 }
 
 export interface StatusCause {
