@@ -144,6 +144,7 @@ describe("failure policy on each policy-error class", () => {
       expect(r.status?.message.startsWith("policy 'p' with binding 'p' denied request: ")).toBe(true);
       expect(r.status?.message).toContain(c.message);
       expect(r.status?.causes).toEqual([{ message: r.status!.message }]);
+      expect(r.deniedBy).toEqual([{ kind: "policy", policy: "p", binding: "p" }]);
     });
     it(`${c.name}: Ignore admits unchanged`, () => {
       const r = run([policy({ mutations: [c.mutation], failurePolicy: "Ignore" })]);
@@ -151,6 +152,7 @@ describe("failure policy on each policy-error class", () => {
       expect(r.object).toEqual(cm());
       expect(r.patch).toEqual([]);
       expect(r.ignoredErrors.length).toBe(1);
+      expect(r.deniedBy).toBeUndefined();
     });
   }
 
@@ -158,6 +160,7 @@ describe("failure policy on each policy-error class", () => {
     const p = policy({ mutations: [SET_LABEL], paramKind: { apiVersion: "v1", kind: "ConfigMap" } });
     const b = binding("p", "b", { paramRef: { name: "missing", parameterNotFoundAction: "Deny" } });
     const r = run([p], cm(), { bindings: [b], params: inMemoryParamSource([]) });
+    expect(r.deniedBy).toEqual([{ kind: "policy", policy: "p", binding: "b" }]);
     expect(r.status).toEqual({
       code: 403,
       reason: "Forbidden",

@@ -21,7 +21,7 @@
  *
  * Pure: no file or network access (no node:fs, node:http, yaml, src/io, src/cli).
  */
-export { evaluate, type AdmissionStatus, type EvaluateContext, type EvaluateOptions, type EvaluateResult } from "./pipeline.js";
+export { evaluate, type AdmissionStatus, type DenialSource, type EvaluateContext, type EvaluateOptions, type EvaluateResult } from "./pipeline.js";
 export {
   admissionRequestValue,
   dispatchPass,

@@ -129,8 +129,19 @@ export interface EvaluateResult {
   readonly warnings: readonly string[];
   /** Whether a second pass ran. */
   readonly reinvoked: boolean;
+  /**
+   * Who denied the request, when it was denied: the policies (with their bindings) whose errors
+   * make up `status`, or the webhook stage that answered it. Absent when allowed, and for denials no
+   * policy caused (a missing namespace, the request's deadline).
+   */
+  readonly deniedBy?: readonly DenialSource[];
   readonly trace: Trace;
 }
+
+/** A policy invocation or a webhook stage that denied a request ({@link EvaluateResult.deniedBy}). */
+export type DenialSource =
+  | { readonly kind: "policy"; readonly policy: string; readonly binding?: string }
+  | { readonly kind: "webhook"; readonly name: string };
 
 function namespaceLookup(ns: EvaluateContext["namespaces"]): (name: string) => JsonObject | undefined {
   if (ns === undefined) return () => undefined;
@@ -183,7 +194,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
   // subtree no mutation touched with the request's object.
   let object = input;
   let reinvoked = false;
-  const finish = (allowed: boolean, status?: AdmissionStatus): EvaluateResult => ({
+  const finish = (allowed: boolean, status?: AdmissionStatus, deniedBy?: readonly DenialSource[]): EvaluateResult => ({
     allowed,
     object,
     patch: allowed && input !== null && object !== null ? jsonDiff(input, object) : [],
@@ -191,6 +202,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
     ignoredErrors,
     warnings: [],
     reinvoked,
+    ...(deniedBy !== undefined && deniedBy.length > 0 ? { deniedBy } : {}),
     trace: { passes, notes },
   });
 
@@ -265,7 +277,11 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
       requested = r.reinvocationRequested;
       if (r.status !== undefined) {
         passes.push({ pass, selection: selection.trace, invocations: r.invocations, reinvocationRequested: false, errors: [] });
-        return finish(false, statusOf(r.status));
+        // The invocation whose mutation aborted the request, if one did (not a deadline or a conversion failure).
+        const last = r.invocations.at(-1);
+        const aborted = last !== undefined && r.status !== DEADLINE_EXCEEDED && last.mutations.some((m) => m.outcome === "aborted");
+        const by: DenialSource[] = aborted ? [{ kind: "policy", policy: last.policy, binding: last.binding }] : [];
+        return finish(false, statusOf(r.status), by);
       }
       errors.push(...r.errors);
       // The deferred SetLastPolicyInvocationOutput of the dispatcher.
@@ -282,7 +298,11 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
     }
     if (kept.length > 0) {
       passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested, errors: passErrors });
-      return finish(false, denial(request, kept));
+      return finish(
+        false,
+        denial(request, kept),
+        kept.map((e) => ({ kind: "policy" as const, policy: e.policy.metadata.name, ...(e.binding !== undefined ? { binding: e.binding.metadata.name } : {}) })),
+      );
     }
     const webhooks: NonNullable<PassTrace["webhooks"]>[number][] = [];
     for (const stage of ctx.webhooks ?? []) {
@@ -295,7 +315,7 @@ export function evaluate<P extends DispatchPolicy, B extends BindingLike>(reques
       ignoredErrors.push(...(r.ignoredErrors ?? []));
       if (r.denied !== undefined) {
         passes.push({ pass, selection: selection.trace, invocations: passTrace.invocations, reinvocationRequested: requested, errors: passErrors, webhooks });
-        return finish(false, { code: 400, reason: "", message: r.denied });
+        return finish(false, { code: 400, reason: "", message: r.denied }, [{ kind: "webhook", name: stage.name }]);
       }
       object = r.object;
       if (r.changed) requested = true;

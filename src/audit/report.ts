@@ -120,14 +120,6 @@ export type Outcome =
   | { readonly outcome: "changed"; readonly policies: readonly string[]; readonly patch: readonly unknown[] }
   | { readonly outcome: "denied" | "invalid"; readonly code: number; readonly reason: string; readonly message: string; readonly policies: readonly string[] };
 
-/** The policies a denial message names (`policy 'p' with binding 'b' denied request`, `admission webhook "x" denied`). */
-export function policiesInMessage(message: string): string[] {
-  const out = new Set<string>();
-  for (const m of message.matchAll(/policy '([^']+)'(?: with binding '[^']+')? denied request/g)) out.add(`MutatingAdmissionPolicy/${m[1]!}`);
-  if (/admission webhook "[^"]*" denied the request/.test(message)) out.add("kyverno");
-  return [...out];
-}
-
 function errorKey(e: AuditError): string {
   return `${e.resource ?? ""}\u0000${e.object !== undefined ? refKey(e.object) : ""}\u0000${e.message}`;
 }

@@ -16,13 +16,13 @@
  *   only CREATE.
  */
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
-import type { JsonObject } from "../admission/index.js";
+import type { DenialSource, JsonObject } from "../admission/index.js";
 import type { ResourceInfo } from "../admission/match/catalog.js";
 import { listFailure } from "../cluster/policies.js";
 import { ClusterError, listPages } from "../cluster/rest.js";
 import { resourcePath, withTypeMeta } from "../cluster/resources.js";
 import { admit, objectProblem, unknownKind, type Admission, type AdmitOptions, type PolicySet } from "../engine/index.js";
-import { policiesInMessage, type ObjectRef, type Outcome, type ReportBuilder } from "./report.js";
+import { type ObjectRef, type Outcome, type ReportBuilder } from "./report.js";
 import { inShard, shardKey, type Shard } from "./shard.js";
 
 export interface AuditOptions {
@@ -82,12 +82,17 @@ function changers(ev: Extract<Admission, { ok: true }>): string[] {
   return [...out];
 }
 
+/** Who denied it, from the engine's record (never from the message): MAPs by name, the Kyverno stage as `kyverno`. */
+function deniers(by: readonly DenialSource[]): string[] {
+  return [...new Set(by.map((d) => (d.kind === "policy" ? `MutatingAdmissionPolicy/${d.policy}` : "kyverno")))];
+}
+
 /** The outcome of one admission, for the report. */
 export function outcomeOf(ev: Extract<Admission, { ok: true }>): Outcome {
   const r = ev.result;
   if (!r.allowed) {
     const s = r.status!;
-    return { outcome: "denied", code: s.code, reason: s.reason, message: s.message, policies: policiesInMessage(s.message) };
+    return { outcome: "denied", code: s.code, reason: s.reason, message: s.message, policies: deniers(r.deniedBy ?? []) };
   }
   if (ev.validation !== undefined && !ev.validation.ok) {
     const s = ev.validation.status;

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mergeReports, missingShards, policiesInMessage, ReportBuilder, type AuditReport, type ObjectRef, type Outcome } from "../../src/audit/report.js";
+import { mergeReports, missingShards, ReportBuilder, type AuditReport, type ObjectRef, type Outcome } from "../../src/audit/report.js";
 import { auditObject, forCreate, type AuditOptions } from "../../src/audit/run.js";
 import { inShard, parseShard, shardKey, shardOf } from "../../src/audit/shard.js";
 import { auditedResources } from "../../src/audit/kinds.js";
@@ -152,12 +152,6 @@ describe("audit: report and merge", () => {
     expect(mergeReports([a, audit([], 1, 3)])).toEqual({ ok: false, error: "report 2: 3 shards, report 1: 2" });
     expect(mergeReports([a, { ...b, scope: { namespace: "x" } }])).toMatchObject({ ok: false, error: expect.stringMatching(/scope/) });
     expect(mergeReports([])).toEqual({ ok: false, error: "no reports to merge" });
-  });
-
-  it("the policies a denial names", () => {
-    expect(policiesInMessage("policy 'p1' with binding 'b' denied request: x; policy 'p2' denied request: y")).toEqual(["MutatingAdmissionPolicy/p1", "MutatingAdmissionPolicy/p2"]);
-    expect(policiesInMessage('admission webhook "mpol.validate.kyverno.svc-fail" denied the request: z')).toEqual(["kyverno"]);
-    expect(policiesInMessage("Internal error")).toEqual([]);
   });
 });
 
