@@ -4,8 +4,8 @@
  * the inputs, `admit` runs each resource); this file parses options and prints.
  */
 import { jsonDiff, newAdmissionRequest, type JsonObject, type Operation, type PatchOperation } from "../../admission/index.js";
-import { describePatchOp, mutateExisting, type KyvernoOutcome } from "../../admission/kyverno/index.js";
-import type { MutatingPolicy } from "../../policy/kyverno/index.js";
+import { describePatchOp, mutateExisting, type KyvernoOutcome } from "../../kyverno/evaluate.js";
+import type { MutatingPolicy } from "../../kyverno/policy.js";
 import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";

@@ -14,11 +14,11 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { readdirSync, realpathSync, statSync } from "node:fs";
-import { evaluateWithAutogen, mutateExisting, runsAtAdmission, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
+import { evaluateWithAutogen, mutateExisting, runsAtAdmission, type KyvernoContext, type KyvernoOutcome } from "../../kyverno/evaluate.js";
 import { newAdmissionRequest, type JsonObject, type Operation } from "../../admission/index.js";
-import { OfflineImageDataProvider, OfflineResourceProvider, OfflineHttpProvider, OfflineGlobalContextProvider, kyvernoCliHttpMock, type KyvernoProviders } from "../../cel/kyverno/index.js";
+import { OfflineImageDataProvider, OfflineResourceProvider, OfflineHttpProvider, OfflineGlobalContextProvider, kyvernoCliHttpMock, type KyvernoProviders } from "../../kyverno/cel/index.js";
 import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
-import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../policy/kyverno/index.js";
+import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../kyverno/policy.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette } from "../render/color.js";

@@ -12,10 +12,10 @@
  * failures are wrapped as `error converting YAML to JSON: <message>` (the
  * message is the parser's, not go-yaml's).
  */
-import { func, memberOverload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { DYN, STRING, opaqueType } from "../types.js";
-import { CelObject, type CelValue } from "../values.js";
+import { func, memberOverload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { DYN, STRING, opaqueType } from "../../cel/types.js";
+import { CelObject, type CelValue } from "../../cel/values.js";
 import { fromGoJson } from "./common.js";
 
 export const YAML_TYPE = opaqueType("yaml.Yaml");

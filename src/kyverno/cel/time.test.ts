@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CelTimestamp } from "../values.js";
+import { CelTimestamp } from "../../cel/values.js";
 import { run, v, type Outcome } from "./test-harness.js";
 
 const ts = (iso: string) => new CelTimestamp(BigInt(Date.parse(iso)) * 1_000_000n);

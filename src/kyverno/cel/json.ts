@@ -12,10 +12,10 @@
  *   doubles shortest (`1.0` → `1`), bytes base64. `null` (also inside maps and
  *   lists) becomes cel-go's `structpb.NullValue` enum and is written `0`.
  */
-import { func, memberOverload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { DYN, STRING, opaqueType } from "../types.js";
-import { CelObject, type CelValue } from "../values.js";
+import { func, memberOverload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { DYN, STRING, opaqueType } from "../../cel/types.js";
+import { CelObject, type CelValue } from "../../cel/values.js";
 import { fromGoJson, goJsonMarshal, notAStringError, toGoNative } from "./common.js";
 
 export const JSON_TYPE = opaqueType("json.Json");

@@ -31,10 +31,10 @@
  * controller's; `namespaceObject`, auditAnnotations and targetMatch* are not
  * touched.
  */
-import type { Expr, StructField } from "../../cel/ast.js";
-import { Op } from "../../cel/ast.js";
-import { parse, type ParseOptions } from "../../cel/parser.js";
-import { unparse } from "../../cel/unparse.js";
+import type { Expr, StructField } from "../cel/ast.js";
+import { Op } from "../cel/ast.js";
+import { parse, type ParseOptions } from "../cel/parser.js";
+import { unparse } from "../cel/unparse.js";
 
 /** Policy objects are plain JSON here (the MutatingPolicy model lives in src/policy/kyverno). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

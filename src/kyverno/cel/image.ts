@@ -18,10 +18,10 @@
  * - `==` is Go's `reflect.DeepEqual` of the references, which includes the
  *   original string: `image('nginx') != image('nginx:latest')`.
  */
-import { func, memberOverload, overload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { BOOL, STRING, opaqueType } from "../types.js";
-import { CelObject, type CelValue } from "../values.js";
+import { func, memberOverload, overload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { BOOL, STRING, opaqueType } from "../../cel/types.js";
+import { CelObject, type CelValue } from "../../cel/values.js";
 
 export const IMAGE_TYPE = opaqueType("kyverno.image");
 

@@ -11,8 +11,8 @@
  * such a call is answered only if another call made its GVR known, else it fails with an error
  * naming it.
  */
-import type { Expr } from "../ast.js";
-import { parse } from "../parser.js";
+import type { Expr } from "../../cel/ast.js";
+import { parse } from "../../cel/parser.js";
 
 export interface ResourceUse {
   readonly apiVersion: string;

@@ -22,11 +22,11 @@
  * whole matches).
  */
 import type { RE2JS } from "@bufbuild/re2";
-import { func, overload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { compileRegex } from "../std/strings.js";
-import { INT, STRING, listType, optionalType } from "../types.js";
-import { CelOptional, type CelValue } from "../values.js";
+import { func, overload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { compileRegex } from "../../cel/std/strings.js";
+import { INT, STRING, listType, optionalType } from "../../cel/types.js";
+import { CelOptional, type CelValue } from "../../cel/values.js";
 
 // The RE2 program primitives (opcodes, program access, empty-width context, rune stepping) are
 // shared with the match-position machine of the Kubernetes regex library; this machine adds captures.
@@ -46,7 +46,7 @@ import {
   progOf,
   runeAt,
   runeBefore,
-} from "../k8s/go-regexp-match.js";
+} from "../../cel/k8s/go-regexp-match.js";
 
 interface Thread {
   readonly pc: number;

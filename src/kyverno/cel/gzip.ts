@@ -10,10 +10,10 @@
  *   accepted, as Go's reader does). Errors are Go's: `gzip: invalid header`,
  *   `unexpected EOF`, `gzip: invalid checksum`, `flate: corrupt input before offset N`.
  */
-import { func, overload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { BYTES, DYN, STRING } from "../types.js";
-import type { CelValue } from "../values.js";
+import { func, overload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { BYTES, DYN, STRING } from "../../cel/types.js";
+import type { CelValue } from "../../cel/values.js";
 import { fromUtf8, notAStringError, utf8 } from "./common.js";
 
 const CRC_TABLE = (() => {

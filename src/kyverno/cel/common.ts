@@ -13,10 +13,10 @@
  *   so it is a CEL `double` (`json.unmarshal('{"a":1}').a == 1.0`). That is
  *   {@link fromGoJson}.
  */
-import { CelEvalError } from "../errors.js";
-import { fromJson, toJson, type JsonValue } from "../runtime/json.js";
-import { CelType } from "../types.js";
-import { CelDuration, CelObject, CelOptional, CelTimestamp, CelUint, type CelMapKey, type CelValue } from "../values.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { fromJson, toJson, type JsonValue } from "../../cel/runtime/json.js";
+import { CelType } from "../../cel/types.js";
+import { CelDuration, CelObject, CelOptional, CelTimestamp, CelUint, type CelMapKey, type CelValue } from "../../cel/values.js";
 
 export { fromJson };
 export type { JsonValue };

@@ -20,7 +20,7 @@
  * fields stay empty, `PermittedDNSDomainsCritical` false); a request's
  * `Attributes` is always `[]` and its `URIs` `null`.
  */
-import { CelEvalError } from "../errors.js";
+import { CelEvalError } from "../../cel/errors.js";
 import { base64 } from "./common.js";
 
 interface Der {

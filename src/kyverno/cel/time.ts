@@ -10,10 +10,10 @@
  *   (no padding, Sunday = 0) in the timestamp's own offset: Go's `time.Time`
  *   keeps the offset a timestamp was parsed with (UTC otherwise).
  */
-import { func, overload, type Library } from "../decls.js";
-import { DURATION, STRING, TIMESTAMP } from "../types.js";
-import { CelDuration, CelTimestamp } from "../values.js";
-import { ZonedTimestamp, civilFromDays } from "../std/time.js";
+import { func, overload, type Library } from "../../cel/decls.js";
+import { DURATION, STRING, TIMESTAMP } from "../../cel/types.js";
+import { CelDuration, CelTimestamp } from "../../cel/values.js";
+import { ZonedTimestamp, civilFromDays } from "../../cel/std/time.js";
 
 const NANOS = 1_000_000_000n;
 /** Nanoseconds from 0001-01-01T00:00:00Z to the Unix epoch. */

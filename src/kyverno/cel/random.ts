@@ -8,10 +8,10 @@
  * documented narrowing). An invalid pattern is Go's
  * `error parsing regexp: …`. The random source is injectable.
  */
-import { func, overload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { compileRegex } from "../std/strings.js";
-import { STRING } from "../types.js";
+import { func, overload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { compileRegex } from "../../cel/std/strings.js";
+import { STRING } from "../../cel/types.js";
 
 /** A source of uniform integers in [0, n). */
 export type RandomSource = (n: number) => number;

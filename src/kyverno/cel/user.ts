@@ -8,10 +8,10 @@
  * (`<name>` may contain `:`); any other string, or a prefix without a second
  * `:`, gives empty fields.
  */
-import { func, overload, type Library, type TypeProvider } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { STRING, messageType, type CelType } from "../types.js";
-import { CelObject, type CelValue } from "../values.js";
+import { func, overload, type Library, type TypeProvider } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { STRING, messageType, type CelType } from "../../cel/types.js";
+import { CelObject, type CelValue } from "../../cel/values.js";
 
 export const SERVICE_ACCOUNT_TYPE = messageType("user.ServiceAccount");
 const PREFIX = "system:serviceaccount:";

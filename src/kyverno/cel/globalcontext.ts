@@ -10,10 +10,10 @@
  * back as unstructured data (integers as `int`), anything else as Go decoded it
  * (JSON numbers as doubles). Errors read `failed to get global reference: <err>`.
  */
-import { func, memberOverload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { DYN, STRING, opaqueType } from "../types.js";
-import { CelObject, type CelValue } from "../values.js";
+import { func, memberOverload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { DYN, STRING, opaqueType } from "../../cel/types.js";
+import { CelObject, type CelValue } from "../../cel/values.js";
 import { ProviderError } from "./common.js";
 
 export const GLOBAL_CONTEXT_TYPE = opaqueType("globalcontext.Context");

@@ -13,10 +13,10 @@
  * The variable `image` and the function `image(string)` of the image library
  * coexist: `image('nginx')` is a global call, `image.GetMetadata(x)` a member call.
  */
-import { func, memberOverload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { DYN, STRING, opaqueType } from "../types.js";
-import { CelObject, type CelValue } from "../values.js";
+import { func, memberOverload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { DYN, STRING, opaqueType } from "../../cel/types.js";
+import { CelObject, type CelValue } from "../../cel/values.js";
 import { ProviderError, fromGoJson, type JsonObject } from "./common.js";
 
 export const IMAGE_DATA_CONTEXT_TYPE = opaqueType("imagedata.Context");

@@ -7,8 +7,8 @@
  * `PEM block neither contains a CERTIFICATE or CERTIFICATE REQUEST`, and the
  * DER parser's.
  */
-import { func, overload, type Library } from "../decls.js";
-import { DYN, STRING } from "../types.js";
+import { func, overload, type Library } from "../../cel/decls.js";
+import { DYN, STRING } from "../../cel/types.js";
 import { decodePem } from "./x509-decode.js";
 import { fromGoJson } from "./common.js";
 

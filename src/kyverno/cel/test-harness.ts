@@ -1,6 +1,6 @@
 /** Shared by the Kyverno library tests: compile and evaluate in the MutatingPolicy environment. */
-import { CelCompileError, CelEvalError } from "../errors.js";
-import type { CelValue } from "../values.js";
+import { CelCompileError, CelEvalError } from "../../cel/errors.js";
+import type { CelValue } from "../../cel/values.js";
 import { kyvernoEnv, type KyvernoEnvOptions } from "./environment.js";
 
 export type Outcome = { readonly value: CelValue } | { readonly evalError: string } | { readonly compileError: string };

@@ -13,11 +13,11 @@
  * `failed to convert key to a string, map` (key list) or `object cannot be
  * handled as a map string to any in the value object list` (value list).
  */
-import { func, overload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { LIST, MAP, STRING } from "../types.js";
-import { isMap, type CelMapKey, type CelValue } from "../values.js";
-import { mapGet } from "../runtime/map.js";
+import { func, overload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { LIST, MAP, STRING } from "../../cel/types.js";
+import { isMap, type CelMapKey, type CelValue } from "../../cel/values.js";
+import { mapGet } from "../../cel/runtime/map.js";
 
 export function listObjToMap(keys: readonly CelValue[], values: readonly CelValue[], keyName: string, valueName: string): CelValue {
   if (keys.length !== values.length) {

@@ -22,11 +22,11 @@
  * resource: <err>`. `Post(apiVersion, resource, data)` on a cluster policy posts
  * to namespace "".
  */
-import { func, memberOverload, type Library, type OverloadDecl } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { toJson } from "../runtime/json.js";
-import { ANY, STRING, mapType, opaqueType, type CelType } from "../types.js";
-import { CelObject, type CelMapKey, type CelValue } from "../values.js";
+import { func, memberOverload, type Library, type OverloadDecl } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { toJson } from "../../cel/runtime/json.js";
+import { ANY, STRING, mapType, opaqueType, type CelType } from "../../cel/types.js";
+import { CelObject, type CelMapKey, type CelValue } from "../../cel/values.js";
 import { ProviderError, fromJson, stringMap, type JsonObject } from "./common.js";
 
 export const RESOURCE_CONTEXT_TYPE = opaqueType("resource.Context");

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { LazyVariables } from "../k8s/environment.js";
-import { OBJECT_TYPE } from "../k8s/object.js";
-import { ANY, BOOL, DYN, STRING, mapType } from "../types.js";
-import type { CelValue } from "../values.js";
+import { LazyVariables } from "../../cel/k8s/environment.js";
+import { OBJECT_TYPE } from "../../cel/k8s/object.js";
+import { ANY, BOOL, DYN, STRING, mapType } from "../../cel/types.js";
+import type { CelValue } from "../../cel/values.js";
 import { ExceptionsValue, compileKyvernoVariables, kyvernoEnv } from "./environment.js";
 import { OfflineImageDataProvider, OfflineResourceProvider } from "./providers.js";
 import { err, m, run, v, type Outcome } from "./test-harness.js";

@@ -4,8 +4,8 @@
  * `hash.sha1`, `hash.sha256`, `hash.md5` → lowercase hex of the digest of the
  * string's UTF-8 bytes. Implemented here (no `node:crypto` under `src/cel`).
  */
-import { func, overload, type Library } from "../decls.js";
-import { STRING } from "../types.js";
+import { func, overload, type Library } from "../../cel/decls.js";
+import { STRING } from "../../cel/types.js";
 import { hex, utf8 } from "./common.js";
 
 /** Pads as MD5/SHA-1/SHA-256 do: 0x80, zeros, then the bit length (64-bit, big- or little-endian). */

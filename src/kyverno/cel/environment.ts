@@ -42,12 +42,12 @@
  * Deviations:
  * - `ext.Protos` is not added (no protobuf messages in this environment).
  */
-import { KUBERNETES_COST_OPTIONS } from "../cost-runtime.js";
-import { func, memberOverload, overload, type Library, type TypeProvider } from "../decls.js";
-import { Env } from "../env.js";
-import { CelEvalError } from "../errors.js";
-import { ENCODERS_LIBRARY } from "../ext/encoders.js";
-import { mathLibrary } from "../ext/math.js";
+import { KUBERNETES_COST_OPTIONS } from "../../cel/cost-runtime.js";
+import { func, memberOverload, overload, type Library, type TypeProvider } from "../../cel/decls.js";
+import { Env } from "../../cel/env.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { ENCODERS_LIBRARY } from "../../cel/ext/encoders.js";
+import { mathLibrary } from "../../cel/ext/math.js";
 import {
   ADMISSION_REQUEST_TYPE,
   KUBERNETES_BASE_LIBRARIES,
@@ -57,11 +57,11 @@ import {
   type CompiledVariable,
   type DeclaredVariable,
   type VariableSource,
-} from "../k8s/environment.js";
-import { JSONPATCH_LIBRARY } from "../k8s/jsonpatch.js";
-import type { CelSchemaNode } from "../k8s/values.js";
-import { DYN, STRING, listType, messageType, type CelType } from "../types.js";
-import { CelObject, CelOptional, CelTimestamp, type CelValue } from "../values.js";
+} from "../../cel/k8s/environment.js";
+import { JSONPATCH_LIBRARY } from "../../cel/k8s/jsonpatch.js";
+import type { CelSchemaNode } from "../../cel/k8s/values.js";
+import { DYN, STRING, listType, messageType, type CelType } from "../../cel/types.js";
+import { CelObject, CelOptional, CelTimestamp, type CelValue } from "../../cel/values.js";
 import { GLOBAL_CONTEXT_LIBRARY, GlobalContextValue, type GlobalContextProvider } from "./globalcontext.js";
 import { GZIP_LIBRARY } from "./gzip.js";
 import { HASH_LIBRARY } from "./hash.js";

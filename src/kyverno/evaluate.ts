@@ -12,25 +12,25 @@
  *
  * Pure: no file or network access.
  */
-import { BOOL, CelEvalError, fromJson, toJson, type CelValue } from "../../cel/index.js";
-import { applyConfigurationJson, ObjectValue, typeNameMismatches } from "../../cel/k8s/object.js";
-import { jsonPatchOperations } from "../../cel/k8s/jsonpatch.js";
-import { APPLY_CONFIGURATION_TYPE, compileExpression, JSON_PATCH_LIST_TYPE, LazyVariables, type CompiledVariable } from "../../cel/k8s/environment.js";
-import { compileKyvernoVariables, ExceptionsValue, kyvernoEnv, type KyvernoProviders } from "../../cel/kyverno/index.js";
-import type { Program } from "../../cel/planner.js";
-import type { SchemaRegistry } from "../../kube/schema.js";
-import { defaultMutatingPolicy, type MutatingPolicy, type PolicyException } from "../../policy/kyverno/index.js";
-import { autogen, type AutogenConfigName } from "../../translate/kyverno/autogen.js";
-import { admissionRequestValue, type Defaulter } from "../dispatch.js";
-import { isJsonObject, type JsonObject } from "../json.js";
-import { matchPolicyConstraints } from "../match/match.js";
-import type { ResourceCatalog } from "../match/catalog.js";
-import { applyJsonPatch } from "../patch/json-patch.js";
-import type { AdmissionRequest } from "../request.js";
-import { applyConfiguration } from "../ssa/apply.js";
-import { pruneUnknownFields } from "../typed-decode.js";
-import type { WebhookStage } from "../webhook-stage.js";
-import { jsonDiff, type PatchOperation } from "../diff.js";
+import { BOOL, CelEvalError, fromJson, toJson, type CelValue } from "../cel/index.js";
+import { applyConfigurationJson, ObjectValue, typeNameMismatches } from "../cel/k8s/object.js";
+import { jsonPatchOperations } from "../cel/k8s/jsonpatch.js";
+import { APPLY_CONFIGURATION_TYPE, compileExpression, JSON_PATCH_LIST_TYPE, LazyVariables, type CompiledVariable } from "../cel/k8s/environment.js";
+import { compileKyvernoVariables, ExceptionsValue, kyvernoEnv, type KyvernoProviders } from "./cel/index.js";
+import type { Program } from "../cel/planner.js";
+import type { SchemaRegistry } from "../kube/schema.js";
+import { defaultMutatingPolicy, type MutatingPolicy, type PolicyException } from "./policy.js";
+import { autogen, type AutogenConfigName } from "./autogen.js";
+import { admissionRequestValue, type Defaulter } from "../admission/dispatch.js";
+import { isJsonObject, type JsonObject } from "../admission/json.js";
+import { matchPolicyConstraints } from "../admission/match/match.js";
+import type { ResourceCatalog } from "../admission/match/catalog.js";
+import { applyJsonPatch } from "../admission/patch/json-patch.js";
+import type { AdmissionRequest } from "../admission/request.js";
+import { applyConfiguration } from "../admission/ssa/apply.js";
+import { pruneUnknownFields } from "../admission/typed-decode.js";
+import type { WebhookStage } from "../admission/webhook-stage.js";
+import { jsonDiff, type PatchOperation } from "../admission/diff.js";
 
 export interface KyvernoContext {
   readonly catalog: ResourceCatalog;

@@ -5,8 +5,8 @@
  * to tens, hundreds…). It sits beside cel-go's `math.round(double)` of the math
  * extension (a different overload of the same function).
  */
-import { func, overload, type Library } from "../decls.js";
-import { DOUBLE, INT } from "../types.js";
+import { func, overload, type Library } from "../../cel/decls.js";
+import { DOUBLE, INT } from "../../cel/types.js";
 
 /** Go `math.Round`: half away from zero; NaN and ±Inf unchanged. */
 function goRound(x: number): number {

@@ -27,8 +27,8 @@
  *    and never re-send. Reuse one set of providers per admission request so
  *    every expression of the policy sees the same answers.
  */
-import { fromJson, type JsonValue } from "../runtime/json.js";
-import type { CelValue } from "../values.js";
+import { fromJson, type JsonValue } from "../../cel/runtime/json.js";
+import type { CelValue } from "../../cel/values.js";
 import { DataPendingError, ProviderError, describeRequest, fromGoJson, goJsonMarshal, type DataRequest, type JsonObject } from "./common.js";
 import type { GlobalContextProvider } from "./globalcontext.js";
 import type { HttpProvider } from "./http.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CelOptional } from "../values.js";
+import { CelOptional } from "../../cel/values.js";
 import { err, run, v, type Outcome } from "./test-harness.js";
 
 const some = (s: string) => v(CelOptional.of(s));

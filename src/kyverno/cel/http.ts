@@ -14,10 +14,10 @@
  * A non-2xx status is not an error. Failures read `request failed: <err>`.
  * `Put` is not in Kyverno 1.19.
  */
-import { func, memberOverload, type Library } from "../decls.js";
-import { CelEvalError } from "../errors.js";
-import { ANY, STRING, mapType, opaqueType } from "../types.js";
-import { CelObject, type CelMapKey, type CelValue } from "../values.js";
+import { func, memberOverload, type Library } from "../../cel/decls.js";
+import { CelEvalError } from "../../cel/errors.js";
+import { ANY, STRING, mapType, opaqueType } from "../../cel/types.js";
+import { CelObject, type CelMapKey, type CelValue } from "../../cel/values.js";
 import { ProviderError, fromGoJson, stringMap, toGoNative } from "./common.js";
 
 export const HTTP_CONTEXT_TYPE = opaqueType("http.Context");
