@@ -26,14 +26,12 @@ import {
   type GroupVersionKind,
   type JsonObject,
 } from "../admission/index.js";
-import { mutatingPolicyCompileErrors } from "../kyverno/evaluate.js";
-import { OfflineImageDataProvider, OfflineResourceProvider, type KyvernoProviders } from "../kyverno/cel/index.js";
+import { mutatingPolicyCompileErrors, OfflineImageDataProvider, OfflineResourceProvider, type KyvernoProviders, decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../kyverno/index.js";
 import { decodeIssueText } from "../diag/decode-error.js";
 import { errorString } from "../diag/field-error.js";
 import { toCelNumbers, toJsonNumbers } from "../io/numbers.js";
 import { SchemaRegistry } from "../kube/schema.js";
 import { collectPolicies } from "../policy/index.js";
-import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../kyverno/policy.js";
 import { compileMutator, GROUP as GATEKEEPER_GROUP, translate as translateGatekeeper, type Verdict } from "../translate/gatekeeper/index.js";
 import { crdConverter, defaultObject, validationContext } from "../validation/index.js";
 import { storedNamespace } from "./namespace.js";

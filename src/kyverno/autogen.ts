@@ -36,7 +36,7 @@ import { Op } from "../cel/ast.js";
 import { parse, type ParseOptions } from "../cel/parser.js";
 import { unparse } from "../cel/unparse.js";
 
-/** Policy objects are plain JSON here (the MutatingPolicy model lives in src/policy/kyverno). */
+/** Policy objects are plain JSON here (the MutatingPolicy model lives in policy.ts). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 

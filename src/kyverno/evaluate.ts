@@ -295,7 +295,7 @@ const variantCache = new WeakMap<MutatingPolicy, readonly { config: AutogenConfi
 
 /**
  * The pod-controller autogen variants of a policy (kyverno.md §3.1; rewritten on the syntax tree,
- * src/translate/kyverno/autogen.ts): same name, kind and metadata, the autogen'd spec. Kyverno's
+ * src/kyverno/autogen.ts): same name, kind and metadata, the autogen'd spec. Kyverno's
  * provider compiles the policy and one copy per config and evaluates all of them; a controller
  * request matches only its copy. Cached per policy object.
  */

@@ -24,13 +24,8 @@
 import { makeInformer, type Informer, type KubeConfig, type KubernetesObject, type ObjectCache } from "@kubernetes/client-node";
 import { fromJson } from "../cel/runtime/json.js";
 import type { CelValue } from "../cel/values.js";
-import type { KyvernoProviders } from "../kyverno/cel/environment.js";
-import { ProviderError, describeRequest, type DataRequest, type JsonObject, type ProviderErrorReason } from "../kyverno/cel/common.js";
-import type { GlobalContextProvider } from "../kyverno/cel/globalcontext.js";
-import type { GroupVersionResource, ResourceProvider } from "../kyverno/cel/resource.js";
-import { OfflineImageDataProvider, parseGroupVersion } from "../kyverno/cel/providers.js";
+import { type KyvernoProviders, ProviderError, describeRequest, type DataRequest, type JsonObject, type ProviderErrorReason, type GlobalContextProvider, type GroupVersionResource, type ResourceProvider, OfflineImageDataProvider, parseGroupVersion, policyExpressions, scanResourceCalls, type ResourceScan } from "../kyverno/index.js";
 import { SyncHttpProvider, type SyncHttpOptions } from "./kyverno-http.js";
-import { policyExpressions, scanResourceCalls, type ResourceScan } from "../kyverno/cel/providers-scan.js";
 
 /** What an informer list or discovery GET failed with. */
 export interface FetchError {

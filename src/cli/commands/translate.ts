@@ -7,7 +7,7 @@ import { formatLoadError, loadPaths, toCelNumbers, toJsonNumbers, type LoadedDoc
 import { jsonDiff, type JsonObject } from "../../admission/index.js";
 import { checkMutators, compileMutator, GROUP, System, translate, type MapApiVersion, type TranslateResult, type Verdict } from "../../translate/gatekeeper/index.js";
 import { translateMutatingPolicies, type TranslateKyvernoResult } from "../../translate/kyverno/index.js";
-import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException } from "../../kyverno/policy.js";
+import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException } from "../../kyverno/index.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette, type Palette } from "../render/color.js";
