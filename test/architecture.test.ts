@@ -102,15 +102,17 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   validation: ["cel", "diag", "kube", "policy", "admission"],
   // The Kyverno dialect: its CEL libraries, policy model, evaluation as a webhook stage, autogen.
   kyverno: ["cel", "diag", "kube", "policy", "admission"],
-  translate: ["cel", "diag", "kube", "policy", "admission", "io", "kyverno"],
-  engine: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "translate"],
-  webhook: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "translate", "engine"],
-  conformance: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "translate", "engine"],
+  // The Gatekeeper dialect: location paths, match, the mutators, the System's fixpoint (no CEL, no MAP).
+  gatekeeper: ["diag"],
+  translate: ["cel", "diag", "kube", "policy", "admission", "io", "kyverno", "gatekeeper"],
+  engine: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "gatekeeper", "translate"],
+  webhook: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "gatekeeper", "translate", "engine"],
+  conformance: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "gatekeeper", "translate", "engine"],
   // celmap lint's analyses: over the engine, pure.
-  lint: ["cel", "diag", "kube", "policy", "admission", "validation", "kyverno", "translate", "engine"],
-  cli: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "translate", "engine", "webhook", "conformance", "lint"],
+  lint: ["cel", "diag", "kube", "policy", "admission", "validation", "kyverno", "gatekeeper", "translate", "engine"],
+  cli: ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "gatekeeper", "translate", "engine", "webhook", "conformance", "lint"],
   // src/index.ts: the package's public API re-exports.
-  "(root)": ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "translate", "engine", "webhook", "conformance", "cli", "lint"],
+  "(root)": ["cel", "diag", "io", "kube", "policy", "admission", "validation", "kyverno", "gatekeeper", "translate", "engine", "webhook", "conformance", "cli", "lint"],
 };
 
 /**

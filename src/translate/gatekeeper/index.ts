@@ -23,7 +23,7 @@
  * (so `80` there never equals an object's `80`). External data needs a resolver
  * (`MutateOptions.externalData`); without one a placeholder fails the request.
  */
-export { formatPath, printPath } from "./path/print.js";
+export { formatPath, printPath } from "../../gatekeeper/path/print.js";
 export {
   parsePath,
   pathEqual,
@@ -33,8 +33,8 @@ export {
   type ObjectNode,
   type Path,
   type PathNode,
-} from "./path/parser.js";
-export { Tester, type Condition, type PathTest } from "./path/tester.js";
+} from "../../gatekeeper/path/parser.js";
+export { Tester, type Condition, type PathTest } from "../../gatekeeper/path/tester.js";
 export {
   compileMutator,
   idString,
@@ -48,8 +48,8 @@ export {
   type MutatorID,
   type MutatorIssue,
   type IssueCode,
-} from "./mutators/index.js";
-export { decodeResource, GROUP, SERVED_VERSIONS, type MutatorKind } from "./types.js";
+} from "../../gatekeeper/mutators/index.js";
+export { decodeResource, GROUP, SERVED_VERSIONS, type MutatorKind } from "../../gatekeeper/types.js";
 export {
   appliesTo,
   matches,
@@ -58,10 +58,10 @@ export {
   type Matchable,
   type Operation,
   type Source,
-} from "./match.js";
-export { mutateImage, parseImage, validateImageParts, type ImageRef } from "./image.js";
-export { SchemaDB, conflictMessage } from "./schema.js";
-export { mutate, System, type ExternalDataResponse, type MutateOptions, type MutateResult } from "./system.js";
+} from "../../gatekeeper/match.js";
+export { mutateImage, parseImage, validateImageParts, type ImageRef } from "../../gatekeeper/image.js";
+export { SchemaDB, conflictMessage } from "../../gatekeeper/schema.js";
+export { mutate, System, type ExternalDataResponse, type MutateOptions, type MutateResult } from "../../gatekeeper/system.js";
 export {
   compareObjects,
   isReferenceCase,
@@ -71,7 +71,7 @@ export {
   type CaseFileReport,
   type CaseOutcome,
   type GatekeeperCase,
-} from "./cases.js";
+} from "../../gatekeeper/cases.js";
 // The translator (mutators → MutatingAdmissionPolicies + bindings, with verdicts) and running
 // its output through the MAP pipeline: see translate/index.ts for the layout and verdict rules.
 export {

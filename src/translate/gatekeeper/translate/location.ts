@@ -16,11 +16,11 @@
  * mutation" and ModifySet's create-on-prune quirk are Gatekeeper's by construction; a value
  * only known at run time (fromMetadata) travels through the static walk as a marker string.
  */
-import { keyValueToGo, MutateError, type Setter } from "../core.js";
-import type { ListNode, Path } from "../path/parser.js";
-import { goNodeString, printNode } from "../path/print.js";
-import type { Tester } from "../path/tester.js";
-import { GoFloat, goTypeName, isMap, setKey, toJSON, type GoMap, type GoValue } from "../value.js";
+import { keyValueToGo, MutateError, type Setter } from "../../../gatekeeper/core.js";
+import type { ListNode, Path } from "../../../gatekeeper/path/parser.js";
+import { goNodeString, printNode } from "../../../gatekeeper/path/print.js";
+import type { Tester } from "../../../gatekeeper/path/tester.js";
+import { GoFloat, goTypeName, isMap, setKey, toJSON, type GoMap, type GoValue } from "../../../gatekeeper/value.js";
 import { addOp, celLiteral, celString, Dynamic, errorOp, indent, ptrAppend, ptrChild, ptrIndex, type Names, type Pointer } from "./cel.js";
 
 /** The setter's CEL side. */

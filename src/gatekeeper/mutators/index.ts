@@ -5,7 +5,7 @@
  * (CRD) validation and defaulting come first (`../types.ts`); then the kind's own checks,
  * which stop at the first problem as Gatekeeper does.
  */
-import { errorBody } from "../../../diag/index.js";
+import { errorBody } from "../../diag/index.js";
 import { mutatePath } from "../core.js";
 import { decodeResource } from "../types.js";
 import type { GoMap } from "../value.js";

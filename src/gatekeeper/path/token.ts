@@ -3,7 +3,7 @@
  * tokens. Whitespace between tokens is skipped; quoted strings (`"…"` or `'…'`, backslash makes
  * the next character literal) are always IDENT tokens.
  */
-import { goQuote } from "../../../diag/index.js";
+import { goQuote } from "../../diag/index.js";
 
 export type TokenType = "ERROR" | "EOF" | "IDENT" | "INT" | "LBRACKET" | "RBRACKET" | "SEPARATOR" | "GLOB" | "COLON";
 

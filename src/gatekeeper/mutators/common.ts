@@ -4,7 +4,7 @@
  * throws a {@link Reject} carrying Gatekeeper's message and the field it is about; a kind's
  * builder stops at the first one, as Gatekeeper does.
  */
-import { FieldPath, type FieldError } from "../../../diag/index.js";
+import { FieldPath, type FieldError } from "../../diag/index.js";
 import { MutateError, type Setter } from "../core.js";
 import { effectiveOperations, validateOperations, type Operation } from "../match.js";
 import { nodeEqual, objectNode, tryParsePath, type Path } from "../path/parser.js";

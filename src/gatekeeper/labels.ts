@@ -3,7 +3,7 @@
  * `Selector.Matches` (k8s.io/apimachinery v0.36.3), with the same validation errors.
  * Go iterates `matchLabels` in random order; we take keys sorted, so the first error is stable.
  */
-import { goQuote } from "../../diag/index.js";
+import { goQuote } from "../diag/index.js";
 import { byteCompare } from "./value.js";
 import type { LabelSelector } from "./types.js";
 

@@ -2,7 +2,7 @@
  * pathTests (`pkg/mutation/path/tester`, v3.23.0): conditions on prefixes of the location,
  * applied at the depth of the subPath's last node.
  */
-import { goQuote } from "../../../diag/index.js";
+import { goQuote } from "../../diag/index.js";
 import { nodeEqual, type Path } from "./parser.js";
 import { printPath } from "./print.js";
 

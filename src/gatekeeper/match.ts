@@ -4,7 +4,7 @@
  * namespaceSelector, name, source — in that order, first false wins, errors wrapped as
  * `failed to run Match criteria: …`).
  */
-import { goQuote } from "../../diag/index.js";
+import { goQuote } from "../diag/index.js";
 import { compileSelector, selectorMatches } from "./labels.js";
 import type { ApplyTo, Match } from "./types.js";
 import { isMap, setKey, type GoMap, type GoValue } from "./value.js";

@@ -12,7 +12,7 @@ import {
   notSupported,
   required,
   type FieldError,
-} from "../../diag/index.js";
+} from "../diag/index.js";
 import { setKey } from "./value.js";
 
 export const GROUP = "mutations.gatekeeper.sh";

@@ -3,7 +3,7 @@
  * splitting into domain / path / tag, recomposition, and the parameter validation that keeps
  * the mutation idempotent. Go's `\w` and `\d` are ASCII, as in these JS regexes.
  */
-import { goQuote as goq } from "../../diag/index.js";
+import { goQuote as goq } from "../diag/index.js";
 
 const DOMAIN_RE = /(^\w[\w\-_]*\.[\w\-_.]*[\w](:\d+)?$)|(^localhost(:\d+)?$)/;
 const PATH_RE = /^[a-z0-9]+(?:(?:(?:[._/]|__|[-]*)[a-z0-9]+)+)?/;

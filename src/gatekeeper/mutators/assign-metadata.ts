@@ -3,7 +3,7 @@
  * annotation when it is absent (a built-in MustNotExist test on the whole location); never
  * overwrites; applies to every kind (no `applyTo`).
  */
-import { goQuote } from "../../../diag/index.js";
+import { goQuote } from "../../diag/index.js";
 import type { Path } from "../path/parser.js";
 import { Tester } from "../path/tester.js";
 import type { AssignField, AssignMetadataResource } from "../types.js";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { isReferenceCase, loadCases, runCase, runCaseFile } from "./cases.js";
 
-const shared = fileURLToPath(new URL("../../../conformance/data/", import.meta.url));
+const shared = fileURLToPath(new URL("../../conformance/data/", import.meta.url));
 
 // Neither file carries a `harness` field today: every case targets the reference semantics
 // (MutatorFor* + System.Mutate), so every case runs here.
