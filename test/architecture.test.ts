@@ -11,7 +11,7 @@
  * 3. Folders import one way, down the layering (LAYERS: cel → policy/kube → admission → validation →
  *    dialects/translate → engine → cli/webhook/conformance); the few imports that do not yet are
  *    listed, with why, in LAYER_EXCEPTIONS.
- * 4. Other folders import `src/engine` and the dialect folders (`src/kyverno`, ...: INDEX_ONLY) only
+ * 4. Other folders import `src/engine` and the dialect folders (`src/kyverno`, `src/gatekeeper`: INDEX_ONLY) only
  *    through their `index.ts`; the engine is pure (no Node
  *    built-ins, no file reading: of `src/io` only the number conversions).
  */
@@ -122,7 +122,7 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
 const LAYER_EXCEPTIONS: readonly string[] = [];
 
 /** Folders that others import only through their `index.ts` (their public surface). */
-const INDEX_ONLY: readonly string[] = ["engine", "kyverno"];
+const INDEX_ONLY: readonly string[] = ["engine", "kyverno", "gatekeeper"];
 
 /** `src/<folder>/...` → folder (`(root)` for files directly in src/), or undefined outside src/. */
 function folderOf(absPath: string): string | undefined {

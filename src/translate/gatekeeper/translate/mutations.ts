@@ -11,11 +11,11 @@
  *   fails as in Gatekeeper.
  * - AssignImage: Gatekeeper's image parser as CEL string surgery; a present non-string fails.
  */
-import { defaultSetter } from "../../../gatekeeper/mutators/common.js";
-import type { Mutator } from "../../../gatekeeper/mutators/index.js";
-import type { Condition } from "../../../gatekeeper/path/tester.js";
-import { deepEqual, fromJSON, toJSON, type GoValue } from "../../../gatekeeper/value.js";
-import { mutateImage } from "../../../gatekeeper/image.js";
+import { defaultSetter } from "../../../gatekeeper/index.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
+import type { Condition } from "../../../gatekeeper/index.js";
+import { deepEqual, fromJSON, toJSON, type GoValue } from "../../../gatekeeper/index.js";
+import { mutateImage } from "../../../gatekeeper/index.js";
 import { addOp, celLiteral, celString, errorOp, Names, ptrAppend, ptrIndex, replaceOp } from "./cel.js";
 import { keyMatch, LocationCompiler, type Terminal } from "./location.js";
 
