@@ -15,7 +15,7 @@
 import { BOOL, CelEvalError, fromJson, toJson, type CelValue } from "../cel/index.js";
 import { applyConfigurationJson, ObjectValue, typeNameMismatches } from "../cel/k8s/object.js";
 import { jsonPatchOperations } from "../cel/k8s/jsonpatch.js";
-import { APPLY_CONFIGURATION_TYPE, compileExpression, JSON_PATCH_LIST_TYPE, LazyVariables, type CompiledVariable } from "../cel/k8s/environment.js";
+import { APPLY_CONFIGURATION_TYPE, compileExpression, JSON_PATCH_LIST_TYPE, LazyVariables, type CompiledVariable } from "../admission/environment.js";
 import { compileKyvernoVariables, ExceptionsValue, kyvernoEnv, type KyvernoProviders } from "./cel/index.js";
 import type { Program } from "../cel/planner.js";
 import type { SchemaRegistry } from "../kube/schema.js";

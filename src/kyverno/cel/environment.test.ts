@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LazyVariables } from "../../cel/k8s/environment.js";
+import { LazyVariables } from "../../admission/environment.js";
 import { OBJECT_TYPE } from "../../cel/k8s/object.js";
 import { ANY, BOOL, DYN, STRING, mapType } from "../../cel/types.js";
 import type { CelValue } from "../../cel/values.js";

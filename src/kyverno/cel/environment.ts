@@ -57,7 +57,7 @@ import {
   type CompiledVariable,
   type DeclaredVariable,
   type VariableSource,
-} from "../../cel/k8s/environment.js";
+} from "../../admission/environment.js";
 import { JSONPATCH_LIBRARY } from "../../cel/k8s/jsonpatch.js";
 import type { CelSchemaNode } from "../../cel/k8s/values.js";
 import { DYN, STRING, listType, messageType, type CelType } from "../../cel/types.js";

@@ -1,9 +1,9 @@
 /** The Kubernetes CEL environments: what each one accepts, its variables and their types. */
 import { describe, expect, it } from "vitest";
-import { DYN, INT, STRING, listType } from "../types.js";
-import { fromJson } from "../runtime/json.js";
-import type { CelValue } from "../values.js";
-import { authorizerValue } from "./authz.js";
+import { DYN, INT, STRING, listType } from "../cel/types.js";
+import { fromJson } from "../cel/runtime/json.js";
+import type { CelValue } from "../cel/values.js";
+import { authorizerValue } from "../cel/k8s/authz.js";
 import {
   APPLY_CONFIGURATION_TYPE,
   JSON_PATCH_LIST_TYPE,
@@ -14,7 +14,7 @@ import {
   kubernetesEnv,
   type KubernetesEnvKind,
 } from "./environment.js";
-import { outcome } from "./test-harness.js";
+import { outcome } from "../cel/k8s/test-harness.js";
 
 const ALL: readonly KubernetesEnvKind[] = ["base", "mutation", "variables", "match"];
 

@@ -32,19 +32,19 @@
  * converts them to unstructured data); their declared types only drive
  * type-checking.
  */
-import type { CheckedExpr } from "../checked.js";
-import { KUBERNETES_COST_OPTIONS } from "../cost-runtime.js";
-import type { TypeProvider } from "../decls.js";
-import { Env } from "../env.js";
-import { CelCompileError, CelEvalError } from "../errors.js";
-import { CelInstantiationError } from "../instantiate.js";
-import { OPTIONAL_LIBRARY } from "../ext/optionals.js";
-import { TWO_VAR_COMPREHENSIONS_LIBRARY } from "../ext/comprehensions.js";
-import { KUBERNETES_LISTS_LIBRARY } from "../ext/lists.js";
-import { SETS_LIBRARY } from "../ext/sets.js";
-import { KUBERNETES_STRINGS_LIBRARY } from "../ext/strings.js";
-import { KUBERNETES_STRINGS_COST_LIBRARY } from "../cost-k8s.js";
-import type { Activation, Program } from "../planner.js";
+import type { CheckedExpr } from "../cel/checked.js";
+import { KUBERNETES_COST_OPTIONS } from "../cel/cost-runtime.js";
+import type { TypeProvider } from "../cel/decls.js";
+import { Env } from "../cel/env.js";
+import { CelCompileError, CelEvalError } from "../cel/errors.js";
+import { CelInstantiationError } from "../cel/instantiate.js";
+import { OPTIONAL_LIBRARY } from "../cel/ext/optionals.js";
+import { TWO_VAR_COMPREHENSIONS_LIBRARY } from "../cel/ext/comprehensions.js";
+import { KUBERNETES_LISTS_LIBRARY } from "../cel/ext/lists.js";
+import { SETS_LIBRARY } from "../cel/ext/sets.js";
+import { KUBERNETES_STRINGS_LIBRARY } from "../cel/ext/strings.js";
+import { KUBERNETES_STRINGS_COST_LIBRARY } from "../cel/cost-k8s.js";
+import type { Activation, Program } from "../cel/planner.js";
 import {
   BOOL,
   DYN,
@@ -55,21 +55,21 @@ import {
   mapType,
   messageType,
   type CelType,
-} from "../types.js";
-import { CelObject, type CelValue } from "../values.js";
-import { AUTHORIZER_VARIABLES, AUTHZ_LIBRARY, AUTHZ_SELECTORS_LIBRARY } from "./authz.js";
-import { CIDR_LIBRARY } from "./cidr.js";
-import { FORMAT_LIBRARY } from "./format.js";
-import { IP_LIBRARY } from "./ip.js";
-import { JSONPATCH_LIBRARY, JSONPATCH_TYPE } from "./jsonpatch.js";
-import { K8S_LISTS_LIBRARY } from "./lists.js";
-import { OBJECT_TYPE, checkOutputType, objectTypeProvider } from "./object.js";
-import { QUANTITY_LIBRARY } from "./quantity.js";
-import { REGEX_LIBRARY } from "./regex.js";
-import { SEMVER_LIBRARY } from "./semver.js";
-import { URLS_LIBRARY } from "./urls.js";
-import type { CelSchemaNode } from "./values.js";
-import type { Library } from "../decls.js";
+} from "../cel/types.js";
+import { CelObject, type CelValue } from "../cel/values.js";
+import { AUTHORIZER_VARIABLES, AUTHZ_LIBRARY, AUTHZ_SELECTORS_LIBRARY } from "../cel/k8s/authz.js";
+import { CIDR_LIBRARY } from "../cel/k8s/cidr.js";
+import { FORMAT_LIBRARY } from "../cel/k8s/format.js";
+import { IP_LIBRARY } from "../cel/k8s/ip.js";
+import { JSONPATCH_LIBRARY, JSONPATCH_TYPE } from "../cel/k8s/jsonpatch.js";
+import { K8S_LISTS_LIBRARY } from "../cel/k8s/lists.js";
+import { OBJECT_TYPE, checkOutputType, objectTypeProvider } from "../cel/k8s/object.js";
+import { QUANTITY_LIBRARY } from "../cel/k8s/quantity.js";
+import { REGEX_LIBRARY } from "../cel/k8s/regex.js";
+import { SEMVER_LIBRARY } from "../cel/k8s/semver.js";
+import { URLS_LIBRARY } from "../cel/k8s/urls.js";
+import type { CelSchemaNode } from "../cel/k8s/values.js";
+import type { Library } from "../cel/decls.js";
 
 export type KubernetesEnvKind = "base" | "mutation" | "variables" | "match";
 
