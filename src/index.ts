@@ -3,11 +3,9 @@ export * from "./cel/index.js";
 // The Kubernetes admission environments (kube-apiserver 1.36) and MutatingAdmissionPolicy types.
 export {
   kubernetesEnv,
-  kubernetesBaseEnv,
   compileExpression,
   compileVariables,
   LazyVariables,
-  KUBERNETES_BASE_LIBRARIES,
   APPLY_CONFIGURATION_TYPE,
   JSON_PATCH_LIST_TYPE,
   ADMISSION_REQUEST_TYPE,

@@ -4,7 +4,7 @@
  * `pkg/admission/plugin/cel/compile.go` and `composition.go`,
  * `pkg/admission/plugin/policy/mutating/compilation.go`):
  *
- * - **base** (`environment.MustBaseEnvSet(1.36)`): no variables. Language options:
+ * - **base** (`environment.MustBaseEnvSet(1.36)`, in `src/cel/k8s/base-env.ts`): no variables. Language options:
  *   homogeneous aggregate literals, cross-type numeric comparisons, literal
  *   validation (duration/timestamp/regex), UTC default time zone (the engine's
  *   only behaviour), optional types and syntax. Macros: standard, `optMap`/
@@ -33,17 +33,10 @@
  * type-checking.
  */
 import type { CheckedExpr } from "../cel/checked.js";
-import { KUBERNETES_COST_OPTIONS } from "../cel/cost-runtime.js";
 import type { TypeProvider } from "../cel/decls.js";
 import { Env } from "../cel/env.js";
 import { CelCompileError, CelEvalError } from "../cel/errors.js";
 import { CelInstantiationError } from "../cel/instantiate.js";
-import { OPTIONAL_LIBRARY } from "../cel/ext/optionals.js";
-import { TWO_VAR_COMPREHENSIONS_LIBRARY } from "../cel/ext/comprehensions.js";
-import { KUBERNETES_LISTS_LIBRARY } from "../cel/ext/lists.js";
-import { SETS_LIBRARY } from "../cel/ext/sets.js";
-import { KUBERNETES_STRINGS_LIBRARY } from "../cel/ext/strings.js";
-import { KUBERNETES_STRINGS_COST_LIBRARY } from "../cel/cost-k8s.js";
 import type { Activation, Program } from "../cel/planner.js";
 import {
   BOOL,
@@ -57,41 +50,16 @@ import {
   type CelType,
 } from "../cel/types.js";
 import { CelObject, type CelValue } from "../cel/values.js";
-import { AUTHORIZER_VARIABLES, AUTHZ_LIBRARY, AUTHZ_SELECTORS_LIBRARY } from "../cel/k8s/authz.js";
-import { CIDR_LIBRARY } from "../cel/k8s/cidr.js";
-import { FORMAT_LIBRARY } from "../cel/k8s/format.js";
-import { IP_LIBRARY } from "../cel/k8s/ip.js";
+import { AUTHORIZER_VARIABLES } from "../cel/k8s/authz.js";
 import { JSONPATCH_LIBRARY, JSONPATCH_TYPE } from "../cel/k8s/jsonpatch.js";
-import { K8S_LISTS_LIBRARY } from "../cel/k8s/lists.js";
 import { OBJECT_TYPE, checkOutputType, objectTypeProvider } from "../cel/k8s/object.js";
-import { QUANTITY_LIBRARY } from "../cel/k8s/quantity.js";
-import { REGEX_LIBRARY } from "../cel/k8s/regex.js";
-import { SEMVER_LIBRARY } from "../cel/k8s/semver.js";
-import { URLS_LIBRARY } from "../cel/k8s/urls.js";
 import type { CelSchemaNode } from "../cel/k8s/values.js";
 import type { Library } from "../cel/decls.js";
+import { KUBERNETES_BASE_LIBRARIES, kubernetesBaseEnv } from "../cel/k8s/base-env.js";
+
+export { KUBERNETES_BASE_LIBRARIES, kubernetesBaseEnv };
 
 export type KubernetesEnvKind = "base" | "mutation" | "variables" | "match";
-
-/** Libraries beyond the standard one, in the order base.go adds them (with the version that introduced them). */
-export const KUBERNETES_BASE_LIBRARIES: readonly Library[] = [
-  URLS_LIBRARY, // 1.0
-  REGEX_LIBRARY, // 1.0
-  K8S_LISTS_LIBRARY, // 1.0
-  AUTHZ_LIBRARY, // 1.27
-  OPTIONAL_LIBRARY, // 1.28 (optional types, optMap/optFlatMap)
-  QUANTITY_LIBRARY, // 1.28
-  KUBERNETES_STRINGS_LIBRARY, // 1.29, strings v2
-  KUBERNETES_STRINGS_COST_LIBRARY, // the run-time costs Kubernetes' estimator adds to the strings extension
-  SETS_LIBRARY, // 1.29
-  IP_LIBRARY, // 1.30
-  CIDR_LIBRARY, // 1.30
-  FORMAT_LIBRARY, // 1.31
-  AUTHZ_SELECTORS_LIBRARY, // 1.31 (AuthorizeWithSelectors, GA and locked on since 1.34)
-  TWO_VAR_COMPREHENSIONS_LIBRARY, // 1.32
-  SEMVER_LIBRARY, // 1.33, semver v1
-  KUBERNETES_LISTS_LIBRARY, // 1.34, cel-go lists v3 (sortBy)
-];
 
 // ---------------------------------------------------------------------------
 // Declared types of the admission variables
@@ -235,21 +203,6 @@ export interface KubernetesEnvOptions {
    * resolve against this schema of the object's kind, so typos are compile errors.
    */
   readonly objectSchema?: CelSchemaNode;
-}
-
-let base: Env | undefined;
-
-/** The 1.36 base environment (cached). */
-export function kubernetesBaseEnv(): Env {
-  base ??= new Env({
-    libraries: KUBERNETES_BASE_LIBRARIES,
-    homogeneousAggregateLiterals: true,
-    crossTypeNumericComparisons: true,
-    validateLiterals: true,
-    // has() costs nothing (PresenceTestHasCost(false)); constant folding (OptOptimize).
-    cost: KUBERNETES_COST_OPTIONS,
-  });
-  return base;
 }
 
 /** An environment of the given kind; see the module comment. */

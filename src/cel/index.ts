@@ -94,6 +94,8 @@ export { SETS_LIBRARY } from "./ext/sets.js";
 export { mathLibrary } from "./ext/math.js";
 export { ENCODERS_LIBRARY } from "./ext/encoders.js";
 export { LIST_SEMANTICS, listSemantics, withListSemantics, type ListSemantics } from "./values.js";
+// The Kubernetes base environment (kube-apiserver 1.36); the admission environments are src/admission/environment.ts.
+export { kubernetesBaseEnv, KUBERNETES_BASE_LIBRARIES } from "./k8s/base-env.js";
 export {
   ObjectValue,
   OBJECT_TYPE,
