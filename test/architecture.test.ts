@@ -9,7 +9,7 @@
  *    development-only packages (reference CEL engines, conformance data,
  *    property-testing), which `npm ci --omit=dev` would not install.
  * 3. Folders import one way, down the layering (LAYERS: cel → policy/kube → admission → validation →
- *    dialects/translate → engine → cli/webhook/conformance); the few imports that do not yet are
+ *    dialects (kyverno, gatekeeper) → translate → engine → cli/webhook/conformance/lint); the few imports that do not yet are
  *    listed, with why, in LAYER_EXCEPTIONS.
  * 4. Other folders import `src/engine` and the dialect folders (`src/kyverno`, `src/gatekeeper`: INDEX_ONLY) only
  *    through their `index.ts`; the engine is pure (no Node
