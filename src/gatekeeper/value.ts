@@ -7,6 +7,7 @@
  * holding a whole number (every number in an Assign `value`, which Gatekeeper decodes with
  * `encoding/json`) is a {@link GoFloat}. Equality is Go's: `int64(80) != float64(80)`.
  */
+import { goFloatV } from "../diag/index.js";
 
 /** A whole-number `float64` (non-integers are plain JS numbers already). */
 export class GoFloat {
@@ -182,19 +183,8 @@ export function goTypeName(v: GoValue | undefined): string {
   return "map[string]interface {}";
 }
 
-/** Go's `%v` of a float64 (`'g'`, shortest digits, exponent form when exp < -4 or >= 21). */
-export function goFloatString(f: number): string {
-  if (Number.isNaN(f)) return "NaN";
-  if (!Number.isFinite(f)) return f > 0 ? "+Inf" : "-Inf";
-  if (f === 0) return Object.is(f, -0) ? "-0" : "0";
-  const [mant, e] = f.toExponential().split("e");
-  const x = Number(e);
-  if (x < -4 || x >= 21) {
-    const ax = Math.abs(x);
-    return `${mant}e${x < 0 ? "-" : "+"}${ax < 10 ? "0" + ax : ax}`;
-  }
-  return String(f);
-}
+/** Go's `%v` of a float64 (`'g'`, shortest digits, exponent form when exp < -4 or >= 6): `src/diag`'s `goFloatV`. */
+export const goFloatString = goFloatV;
 
 /** Go's `%v` / `%+v` of a decoded JSON value (maps print with sorted keys). */
 export function goFormatValue(v: GoValue | undefined): string {
