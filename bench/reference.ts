@@ -23,7 +23,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PER_CALL_LIMIT, compileExpression, fromJsonLazy, kubernetesEnv, type CelValue } from "../src/cel/index.js";
+import { compileExpression, kubernetesEnv } from "../src/admission/environment.js";
+import { PER_CALL_LIMIT, fromJsonLazy, type CelValue } from "../src/cel/index.js";
 import { benchObject, EXPRESSIONS } from "./cel-workload.js";
 import { envInt, geomean, machine, median } from "./stats.js";
 

@@ -15,7 +15,8 @@
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { compileMutator, runTranslated, System, translate } from "../src/translate/gatekeeper/index.js";
+import { compileMutator, System } from "../src/gatekeeper/index.js";
+import { runTranslated, translate } from "../src/translate/gatekeeper/index.js";
 import { generateMutators, generatePods } from "./translate-gen.js";
 
 const REPS = Number(process.env["REPS"] ?? 7);

@@ -1,5 +1,5 @@
 /**
- * Kyverno autogen on the syntax tree (src/translate/kyverno/autogen.ts) and MAP
+ * Kyverno autogen on the syntax tree (src/kyverno/autogen.ts) and MAP
  * generation (generate-map.ts): unit cases against Kyverno v1.19's output, the
  * chainsaw class-D expectations (generate-mutating-admission-policy-v1), and the
  * autogen property: autogen'd policy on a Deployment ≡ original on its pod template.
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { parseAllDocuments } from "yaml";
-import { autogen, rewrite } from "../src/translate/kyverno/autogen.js";
+import { autogen, rewrite } from "../src/kyverno/index.js";
 import { generateMap } from "../src/translate/kyverno/generate-map.js";
 import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding } from "../src/policy/prepare.js";
 import { evaluate, type EvaluateResult } from "../src/admission/pipeline.js";
@@ -422,7 +422,7 @@ describe("MAP generation skip reasons (Kyverno's status messages)", () => {
 describe("Kyverno's own TestConvertPodToTemplateExpression (autogen_test.go v1.19), compared as syntax trees", async () => {
   const { parse } = await import("../src/cel/parser.js");
   const { unparse } = await import("../src/cel/unparse.js");
-  const { PARSE_OPTIONS } = await import("../src/translate/kyverno/autogen.js");
+  const { PARSE_OPTIONS } = await import("../src/kyverno/index.js");
   const norm = (s: string) => {
     const p = parse(s, PARSE_OPTIONS);
     return unparse(p.expr, p.sourceInfo);

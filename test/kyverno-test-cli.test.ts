@@ -21,10 +21,9 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { evaluateMutatingPolicy } from "../src/admission/kyverno/index.js";
+import { evaluateMutatingPolicy, decodeMutatingPolicy, decodePolicyException } from "../src/kyverno/index.js";
 import { newAdmissionRequest, ResourceCatalog } from "../src/admission/index.js";
 import { SchemaRegistry } from "../src/kube/schema.js";
-import { decodeMutatingPolicy, decodePolicyException } from "../src/policy/kyverno/index.js";
 import { assertBuilt, runCli } from "./support/cli.js";
 import { upstreamPath } from "./support/upstream.js";
 

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { loadLedger } from "../../src/conformance/ledger.js";
-import { isReferenceCase, loadCases, runCase, type GatekeeperCase } from "../../src/translate/gatekeeper/index.js";
+import { isReferenceCase, loadCases, runCase, type GatekeeperCase } from "../../src/gatekeeper/index.js";
 import { runCaseTranslated } from "../../src/translate/gatekeeper/translate/cases.js";
 import type { Outcome, Suite, SuiteCase } from "../suite.js";
 

@@ -30,7 +30,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import type { KyvernoOutcome } from "../../src/admission/kyverno/index.js";
+import { type KyvernoOutcome, decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../src/kyverno/index.js";
 import { gvkOfObject, type JsonObject } from "../../src/admission/index.js";
 import {
   liveHttpResult,
@@ -39,10 +39,9 @@ import {
   OfflineImageDataProvider,
   OfflineResourceProvider,
   type KyvernoProviders,
-} from "../../src/cel/kyverno/index.js";
+} from "../../src/kyverno/index.js";
 import { admit, load, type PolicySet } from "../../src/engine/index.js";
 import { formatLoadError, loadPaths } from "../../src/io/load.js";
-import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../src/policy/kyverno/index.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;

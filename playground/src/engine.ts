@@ -20,7 +20,7 @@ import { cliEnv, defaultBindings } from "../../src/cli/environment.js";
 import { CelCompileError, CelEvalError, formatIssues, locate } from "../../src/cel/errors.js";
 import { CelCostLimitError, PER_CALL_LIMIT } from "../../src/cel/cost-runtime.js";
 import { fromJson, type CelValue } from "../../src/cel/index.js";
-import type { KubernetesEnvKind } from "../../src/cel/k8s/environment.js";
+import type { KubernetesEnvKind } from "../../src/admission/environment.js";
 import { toJsonText } from "../../src/cli/json-out.js";
 import type { PathSegment } from "../../src/diag/field-path.js";
 

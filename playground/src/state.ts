@@ -3,7 +3,7 @@
  * (CompressionStream), so a link reproduces a case. `#example=<name>` opens a gallery sample.
  */
 import type { Operation } from "../../src/admission/index.js";
-import type { KubernetesEnvKind } from "../../src/cel/k8s/environment.js";
+import type { KubernetesEnvKind } from "../../src/admission/environment.js";
 
 export type View = "eval" | "cel" | "translate";
 export type OutputTab = "admitted" | "diff" | "patch" | "trace" | "json";

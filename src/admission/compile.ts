@@ -33,7 +33,7 @@ import {
   compileVariables,
   kubernetesEnv,
   type CompiledVariable,
-} from "../cel/k8s/environment.js";
+} from "./environment.js";
 import type { Program } from "../cel/planner.js";
 import type { CompileExpression, CompileExpressionRequest, ExpressionIssue } from "../policy/validate.js";
 

@@ -51,7 +51,7 @@ import { applyConfiguration } from "./ssa/apply.js";
 import type { InvocationTrace, MatchConditionTrace, MutationErrorKind, MutationTrace } from "./trace.js";
 import { normalizeTyped, pruneUnknownFields, strictTypedDecode } from "./typed-decode.js";
 import { costedVariables } from "./variables.js";
-import type { LazyVariables } from "../cel/k8s/environment.js";
+import type { LazyVariables } from "./environment.js";
 import type { CompilablePolicy } from "./compile.js";
 
 /**

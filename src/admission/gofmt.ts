@@ -6,7 +6,7 @@
  * `float64`, `string`, `bool`, nil). These helpers render plain JSON values the same way; an
  * integral JavaScript number stands for an int64, any other number for a float64.
  */
-import { goQuote } from "../diag/go-format.js";
+import { goFloatV, goQuote } from "../diag/go-format.js";
 import { isJsonObject, type JsonValue } from "./json.js";
 
 /**
@@ -20,19 +20,8 @@ export type GoValue = JsonValue | typeof CEL_NULL;
 /** `strconv.Quote`: Go-escaped, double-quoted (one implementation for every error text). */
 export { goQuote };
 
-/** `strconv.FormatFloat(f, 'g', -1, 64)`, which `%v` uses for float64. */
-export function goFloat(f: number): string {
-  if (Number.isNaN(f)) return "NaN";
-  if (f === Infinity) return "+Inf";
-  if (f === -Infinity) return "-Inf";
-  if (f === 0) return Object.is(f, -0) ? "-0" : "0";
-  const [mant, expStr] = f.toExponential().split("e") as [string, string];
-  const exp = Number(expStr);
-  // Shortest 'g': %e when the decimal exponent is < -4 or >= 6 (the precision used for shortest).
-  if (exp >= -4 && exp < 6) return String(f);
-  const abs = Math.abs(exp);
-  return `${mant}e${exp < 0 ? "-" : "+"}${abs < 10 ? `0${abs}` : String(abs)}`;
-}
+/** `strconv.FormatFloat(f, 'g', -1, 64)`, which `%v` uses for float64 (`src/diag`'s `goFloatV`). */
+export const goFloat = goFloatV;
 
 /** A number as Go prints it with `%v` (int64 or float64). */
 export function goNumber(n: number | bigint): string {

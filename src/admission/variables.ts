@@ -12,7 +12,7 @@
  * That is `LazyVariables` of the Kubernetes CEL environment in its cost-accounting mode.
  */
 import { PER_CALL_LIMIT } from "../cel/cost-runtime.js";
-import { LazyVariables, type CompiledVariable } from "../cel/k8s/environment.js";
+import { LazyVariables, type CompiledVariable } from "./environment.js";
 import type { CelValue } from "../cel/index.js";
 
 export function costedVariables(variables: readonly CompiledVariable[], resolve: (name: string) => CelValue | undefined): LazyVariables {

@@ -7,7 +7,7 @@
  * `matchPolicy: Equivalent` (the default) a rule matches a resource in any of its versions, so
  * resources are chosen by group and name and each is listed once, in its preferred served version.
  */
-import { autogenVariants } from "../admission/kyverno/index.js";
+import { autogenVariants } from "../kyverno/index.js";
 import { compareKubeVersions, type ResourceInfo } from "../admission/match/catalog.js";
 import type { PolicySet } from "../engine/index.js";
 

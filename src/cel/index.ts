@@ -94,26 +94,8 @@ export { SETS_LIBRARY } from "./ext/sets.js";
 export { mathLibrary } from "./ext/math.js";
 export { ENCODERS_LIBRARY } from "./ext/encoders.js";
 export { LIST_SEMANTICS, listSemantics, withListSemantics, type ListSemantics } from "./values.js";
-// The Kubernetes environments (kube-apiserver 1.36) and MutatingAdmissionPolicy types.
-export {
-  kubernetesEnv,
-  kubernetesBaseEnv,
-  compileExpression,
-  compileVariables,
-  LazyVariables,
-  KUBERNETES_BASE_LIBRARIES,
-  APPLY_CONFIGURATION_TYPE,
-  JSON_PATCH_LIST_TYPE,
-  ADMISSION_REQUEST_TYPE,
-  NAMESPACE_TYPE,
-  VARIABLES_TYPE,
-  type KubernetesEnvKind,
-  type KubernetesEnvOptions,
-  type CompileResult,
-  type CompiledVariable,
-  type DeclaredVariable,
-  type VariableSource,
-} from "./k8s/environment.js";
+// The Kubernetes base environment (kube-apiserver 1.36); the admission environments are src/admission/environment.ts.
+export { kubernetesBaseEnv, KUBERNETES_BASE_LIBRARIES } from "./k8s/base-env.js";
 export {
   ObjectValue,
   OBJECT_TYPE,

@@ -1,17 +1,18 @@
 import { describe, expect, test } from "vitest";
 import { CelEvalError } from "./errors.js";
-import { compileExpression, kubernetesEnv } from "./k8s/environment.js";
+import { kubernetesBaseEnv } from "./k8s/base-env.js";
 import { fromJson } from "./runtime/json.js";
+import { DYN } from "./types.js";
 
 // cel-go v0.26 answers recorded with reference/bin/celref (conformance/reference/cel-regressions.json).
-const env = kubernetesEnv({ kind: "variables", hasParams: true });
+// The admission environment declares `object` as dyn, as here (src/admission/environment.ts).
+const env = kubernetesBaseEnv().extend({ variables: { object: DYN } });
 const object = fromJson({ metadata: { name: "p" }, spec: { ports: [80, 443] } });
 
 function run(expr: string): unknown {
-  const c = compileExpression(env, expr);
-  if (!c.ok) throw new Error(c.detail);
+  const program = env.program(env.compile(expr));
   try {
-    return c.program.eval({ object });
+    return program.eval({ object });
   } catch (e) {
     if (e instanceof CelEvalError) return `error: ${e.message}`;
     throw e;

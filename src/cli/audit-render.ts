@@ -2,7 +2,7 @@
  * `celmap audit` output: the report (src/audit/report.ts) as text (the default), Markdown (a
  * pull-request comment: summary tables, denials, collapsed diffs), JSON or YAML.
  */
-import { describePatchOp } from "../admission/kyverno/index.js";
+import { describePatchOp } from "../kyverno/index.js";
 import type { PatchOperation } from "../admission/index.js";
 import { missingShards, type AuditReport, type ObjectRef } from "../audit/report.js";
 import type { Palette } from "./render/color.js";

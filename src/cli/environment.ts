@@ -16,7 +16,7 @@
  */
 import { DYN, type CelType, type CelValue, type Env } from "../cel/index.js";
 import { OFFLINE_AUTHORIZER, authorizerBindings } from "../cel/k8s/authz.js";
-import { LazyVariables, kubernetesEnv, type KubernetesEnvKind } from "../cel/k8s/environment.js";
+import { LazyVariables, kubernetesEnv, type KubernetesEnvKind } from "../admission/environment.js";
 import type { CelSchemaNode } from "../cel/k8s/values.js";
 
 /** The `--env` values, in the order help and error messages list them. */

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { isReferenceCase, loadCases, type GatekeeperCase } from "../translate/gatekeeper/index.js";
+import { isReferenceCase, loadCases, type GatekeeperCase } from "../gatekeeper/index.js";
 import { runCaseTranslated } from "../translate/gatekeeper/translate/cases.js";
 import type { KnownFailure, Suite, SuiteCase } from "./suite.js";
 

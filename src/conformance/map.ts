@@ -42,7 +42,7 @@ import { ResourceCatalog, type GroupVersionKind, type GroupVersionResource } fro
 import { matchResources } from "../admission/match/match.js";
 import { newAdmissionRequest, type AdmissionRequest, type Operation, type RequestInput } from "../admission/request.js";
 import { CelCompileError, toJson, type CelValue } from "../cel/index.js";
-import { JSON_PATCH_LIST_TYPE, kubernetesEnv } from "../cel/k8s/environment.js";
+import { JSON_PATCH_LIST_TYPE, kubernetesEnv } from "../admission/environment.js";
 import { jsonPatchOperations, JsonPatchValue } from "../cel/k8s/jsonpatch.js";
 import { ObjectValue, applyConfigurationJson } from "../cel/k8s/object.js";
 import type { Authorizer } from "../cel/k8s/authz.js";

@@ -9,6 +9,7 @@ import {
   errorString,
   forbidden,
   formatLocation,
+  goFloatV,
   goJSON,
   goQuote,
   internalError,
@@ -185,5 +186,23 @@ describe("decoding errors", () => {
     expect(msg).toBe(
       'MutatingAdmissionPolicy in version "v1" cannot be handled as a MutatingAdmissionPolicy: json: cannot unmarshal string into Go struct field MutatingAdmissionPolicySpec.spec.mutations of type []v1.Mutation',
     );
+  });
+});
+
+describe("goFloatV", () => {
+  it("prints a float64 as Go's fmt %v does", () => {
+    // Expected: go1.26 `fmt.Printf("%v\n", f)` for each value.
+    const cases: [number, string][] = [
+      [0.00005, "5e-05"],
+      [0.0001, "0.0001"],
+      [1e21, "1e+21"],
+      [123456789.0, "1.23456789e+08"],
+      [1.5, "1.5"],
+      [-0, "-0"],
+      [NaN, "NaN"],
+      [Infinity, "+Inf"],
+      [1e20, "1e+20"],
+    ];
+    expect(cases.map(([f]) => goFloatV(f))).toEqual(cases.map(([, want]) => want));
   });
 });

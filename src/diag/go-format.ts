@@ -137,8 +137,23 @@ export function goSimple(v: number | bigint | boolean): string {
   if (typeof v === "boolean") return v ? "true" : "false";
   if (typeof v === "bigint") return v.toString();
   if (Number.isInteger(v)) return String(v);
-  // %v of a float64 is %g: shortest representation, exponent for large/small magnitudes.
-  const abs = Math.abs(v);
-  if (abs !== 0 && (abs < 1e-4 || abs >= 1e21)) return goNumber(v);
-  return String(v);
+  return goFloatV(v);
+}
+
+/**
+ * Go `fmt` `%v` of a float64, which is `strconv.FormatFloat(f, 'g', -1, 64)`: the shortest digits,
+ * in exponent form when the exponent is < -4 or >= 6 (`5e-05`, `1e+06`, `1.23456789e+08`), `NaN`,
+ * `+Inf`, `-Inf`, `-0`. (`encoding/json` switches to exponents only from 1e21: {@link goJSON}.)
+ * The one copy outside `src/cel` (which keeps its full `strconv.FormatFloat` in `cel/ext/go-format.ts`).
+ */
+export function goFloatV(f: number): string {
+  if (Number.isNaN(f)) return "NaN";
+  if (f === Infinity) return "+Inf";
+  if (f === -Infinity) return "-Inf";
+  if (f === 0) return Object.is(f, -0) ? "-0" : "0";
+  const [mant, expStr] = f.toExponential().split("e") as [string, string];
+  const exp = Number(expStr);
+  if (exp >= -4 && exp < 6) return String(f);
+  const abs = Math.abs(exp);
+  return `${mant}e${exp < 0 ? "-" : "+"}${abs < 10 ? `0${abs}` : String(abs)}`;
 }

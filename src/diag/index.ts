@@ -27,4 +27,4 @@ export {
 export { decodeErrorMessage, decodeIssueText, type DecodeIssue } from "./decode-error.js";
 export { formatLocation, formatSourceRef, type Position, type SourceRef } from "./source.js";
 export { renderDecodeIssue, renderFieldError } from "./render.js";
-export { goJSON, goQuote } from "./go-format.js";
+export { goFloatV, goJSON, goQuote } from "./go-format.js";

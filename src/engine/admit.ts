@@ -4,7 +4,7 @@
  * with `validate`, the apiserver's validation before storage (src/validation).
  */
 import { evaluate, gvkOfObject, newAdmissionRequest, type AdmissionRequest, type Defaulter, type GroupVersionKind, type JsonObject } from "../admission/index.js";
-import { kyvernoWebhookStage, type KyvernoContext } from "../admission/kyverno/index.js";
+import { kyvernoWebhookStage, type KyvernoContext } from "../kyverno/index.js";
 import { validateStored } from "../validation/index.js";
 import { namespaceLookup } from "./namespace.js";
 import type { Admission, AdmitOptions, AdmitRequest, EngineError, ObjectRequest, PolicySet } from "./types.js";

@@ -26,15 +26,14 @@ import {
   type GroupVersionKind,
   type JsonObject,
 } from "../admission/index.js";
-import { mutatingPolicyCompileErrors } from "../admission/kyverno/index.js";
-import { OfflineImageDataProvider, OfflineResourceProvider, type KyvernoProviders } from "../cel/kyverno/index.js";
+import { mutatingPolicyCompileErrors, OfflineImageDataProvider, OfflineResourceProvider, type KyvernoProviders, decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../kyverno/index.js";
 import { decodeIssueText } from "../diag/decode-error.js";
 import { errorString } from "../diag/field-error.js";
 import { toCelNumbers, toJsonNumbers } from "../io/numbers.js";
 import { SchemaRegistry } from "../kube/schema.js";
 import { collectPolicies } from "../policy/index.js";
-import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../policy/kyverno/index.js";
-import { compileMutator, GROUP as GATEKEEPER_GROUP, translate as translateGatekeeper, type Verdict } from "../translate/gatekeeper/index.js";
+import { compileMutator, GROUP as GATEKEEPER_GROUP } from "../gatekeeper/index.js";
+import { translate as translateGatekeeper, type Verdict } from "../translate/gatekeeper/index.js";
 import { crdConverter, defaultObject, requestDefaulter, validationContext } from "../validation/index.js";
 import { storedNamespace } from "./namespace.js";
 import type { EngineDocument, EngineError, LoadOptions, LoadResult } from "./types.js";

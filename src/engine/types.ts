@@ -3,13 +3,12 @@
  * request) and what `admit` takes and gives back.
  */
 import type { AdmissionRequest, Converter, Defaulter, EvaluateResult, JsonObject, ParamSource, RequestInput, ResourceCatalog } from "../admission/index.js";
-import type { KyvernoProviders, OfflineResourceProvider } from "../cel/kyverno/index.js";
+import type { KyvernoProviders, OfflineResourceProvider, MutatingPolicy, PolicyException } from "../kyverno/index.js";
 import type { Authorizer } from "../cel/k8s/authz.js";
 import type { FieldError } from "../diag/field-error.js";
 import type { SourceRef } from "../diag/source.js";
 import type { SchemaRegistry } from "../kube/schema.js";
 import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "../policy/index.js";
-import type { MutatingPolicy, PolicyException } from "../policy/kyverno/index.js";
 import type { Verdict } from "../translate/gatekeeper/index.js";
 import type { StoredResult, ValidationContext } from "../validation/index.js";
 

@@ -1,6 +1,6 @@
 /** The schema index adapted for the CEL engine: strict Object mode and value semantics on built-in kinds. */
 import { describe, expect, it } from "vitest";
-import { APPLY_CONFIGURATION_TYPE, compileExpression, kubernetesBaseEnv, kubernetesEnv } from "../cel/k8s/environment.js";
+import { APPLY_CONFIGURATION_TYPE, compileExpression, kubernetesBaseEnv, kubernetesEnv } from "../admission/environment.js";
 import { kubernetesValue } from "../cel/k8s/values.js";
 import { DYN } from "../cel/index.js";
 import { SchemaRegistry } from "./schema.js";

@@ -9,9 +9,9 @@
  */
 import { newAdmissionRequest } from "../admission/request.js";
 import { isJsonObject, type JsonObject } from "../admission/json.js";
-import { runsAtAdmission } from "../admission/kyverno/index.js";
+import { runsAtAdmission } from "../kyverno/index.js";
 import { admit, bareNamespace, unknownKind, type PolicySet } from "../engine/index.js";
-import type { System } from "../translate/gatekeeper/system.js";
+import type { System } from "../gatekeeper/index.js";
 import type { Admission, AdmitOptions, LintSubject, LintUnit } from "./model.js";
 
 export interface SubjectOptions {

@@ -9,7 +9,7 @@
 import { isJsonObject, type JsonObject } from "../admission/json.js";
 import { estimateCost } from "../cel/cost.js";
 import { kubernetesCostEstimator } from "../cel/cost-k8s.js";
-import { compileExpression, kubernetesEnv } from "../cel/k8s/environment.js";
+import { compileExpression, kubernetesEnv } from "../admission/environment.js";
 import type { Finding, LintUnit } from "./model.js";
 
 export const PER_CALL_LIMIT = 1_000_000n;

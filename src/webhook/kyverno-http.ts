@@ -36,9 +36,7 @@
 import { X509Certificate } from "node:crypto";
 import { isIP } from "node:net";
 import { Worker } from "node:worker_threads";
-import { ProviderError, fromUtf8, goJsonMarshal, type JsonValue } from "../cel/kyverno/common.js";
-import type { HttpProvider } from "../cel/kyverno/http.js";
-import { liveHttpResult } from "../cel/kyverno/providers.js";
+import { ProviderError, fromUtf8, goJsonMarshal, type JsonValue, type HttpProvider, liveHttpResult } from "../kyverno/index.js";
 
 /** Kyverno 1.19's default `--httpBlocklist` (`pkg/toggle/toggle.go` `defaultPolicyHTTPBlocklist`). */
 export const KYVERNO_DEFAULT_HTTP_BLOCKLIST: readonly string[] = ["169.254.169.254", "169.254.169.253", "metadata.google.internal", "127.0.0.0/8", "::1/128"];

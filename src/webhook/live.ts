@@ -24,13 +24,8 @@
 import { makeInformer, type Informer, type KubeConfig, type KubernetesObject, type ObjectCache } from "@kubernetes/client-node";
 import { fromJson } from "../cel/runtime/json.js";
 import type { CelValue } from "../cel/values.js";
-import type { KyvernoProviders } from "../cel/kyverno/environment.js";
-import { ProviderError, describeRequest, type DataRequest, type JsonObject, type ProviderErrorReason } from "../cel/kyverno/common.js";
-import type { GlobalContextProvider } from "../cel/kyverno/globalcontext.js";
-import type { GroupVersionResource, ResourceProvider } from "../cel/kyverno/resource.js";
-import { OfflineImageDataProvider, parseGroupVersion } from "../cel/kyverno/providers.js";
+import { type KyvernoProviders, ProviderError, describeRequest, type DataRequest, type JsonObject, type ProviderErrorReason, type GlobalContextProvider, type GroupVersionResource, type ResourceProvider, OfflineImageDataProvider, parseGroupVersion, policyExpressions, scanResourceCalls, type ResourceScan } from "../kyverno/index.js";
 import { SyncHttpProvider, type SyncHttpOptions } from "./kyverno-http.js";
-import { policyExpressions, scanResourceCalls, type ResourceScan } from "../cel/kyverno/providers-scan.js";
 
 /** What an informer list or discovery GET failed with. */
 export interface FetchError {

@@ -19,9 +19,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { compilePolicy, ResourceCatalog, type JsonObject, type ParamSource } from "../admission/index.js";
 import { SchemaRegistry } from "../kube/schema.js";
 import { formatLoadError, listInputFiles, parseDocuments, type LoadedDocument } from "../io/load.js";
-import { compileMutatingPolicy } from "../admission/kyverno/index.js";
-import type { KyvernoProviders } from "../cel/kyverno/environment.js";
-import type { MutatingPolicy, PolicyException } from "../policy/kyverno/index.js";
+import { compileMutatingPolicy, type KyvernoProviders, type MutatingPolicy, type PolicyException } from "../kyverno/index.js";
 import { errorText as engineErrorText, load, type PolicySet } from "../engine/index.js";
 import type { ValidMutatingAdmissionPolicy, ValidMutatingAdmissionPolicyBinding } from "../policy/index.js";
 

@@ -34,7 +34,7 @@ import {
 } from "../admission/request.js";
 import { withEvalLimits } from "../cel/index.js";
 import type { EvaluateResult, JsonObject, JsonValue, Trace } from "../admission/index.js";
-import type { KyvernoOutcome } from "../admission/kyverno/index.js";
+import type { KyvernoOutcome } from "../kyverno/index.js";
 import { admit } from "../engine/index.js";
 import { MAX_VALUE_SIZE } from "./defaults.js";
 import { policyErrorType, type InvocationOutcome, type PolicyErrorType, type RequestOutcome } from "./metrics.js";

@@ -2,13 +2,12 @@
 import {
   CelEvalError,
   PER_CALL_LIMIT,
-  compileExpression,
   fromJsonLazy,
-  kubernetesEnv,
   typeOf,
   type CelValue,
   type Env,
 } from "../../src/cel/index.js";
+import { compileExpression, kubernetesEnv } from "../../src/admission/environment.js";
 import { encode, type Tagged } from "./cel-json.js";
 
 export interface CelRequest {

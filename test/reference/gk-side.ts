@@ -7,7 +7,7 @@
  *   Gatekeeper's webhook sees the object as the request carries it).
  */
 import { admit, load } from "../../src/engine/index.js";
-import { compileMutator, mutate, type Mutator } from "../../src/translate/gatekeeper/index.js";
+import { compileMutator, mutate, type Mutator } from "../../src/gatekeeper/index.js";
 import { normalizeResult } from "../../src/translate/gatekeeper/translate/cases.js";
 import type { GkRequest } from "./gk-gen.js";
 

@@ -12,9 +12,9 @@
  * MAP see those, so an object without them would compare two different inputs.
  */
 import fc from "fast-check";
-import { compileMutator, type Mutator } from "../../src/translate/gatekeeper/mutators/index.js";
-import { mutate } from "../../src/translate/gatekeeper/system.js";
-import { jsonEqual } from "../../src/translate/gatekeeper/cases.js";
+import { compileMutator, type Mutator } from "../../src/gatekeeper/index.js";
+import { mutate } from "../../src/gatekeeper/index.js";
+import { jsonEqual } from "../../src/gatekeeper/index.js";
 import { normalizeResult } from "../../src/translate/gatekeeper/translate/cases.js";
 import { translate, type TranslateResult } from "../../src/translate/gatekeeper/translate/index.js";
 import { fastPathRan, runTranslated } from "../../src/translate/gatekeeper/translate/run.js";

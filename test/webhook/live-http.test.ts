@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kyvernoEnv } from "../../src/cel/kyverno/environment.js";
+import { kyvernoEnv } from "../../src/kyverno/index.js";
 import { SyncHttpProvider } from "../../src/webhook/kyverno-http.js";
 import { toJson } from "../../src/cel/runtime/json.js";
 import { startHttpTarget, type HttpTarget } from "./http-target.js";

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { kyvernoEnv } from "../../src/cel/kyverno/environment.js";
+import { kyvernoEnv } from "../../src/kyverno/index.js";
 import { toJson } from "../../src/cel/runtime/json.js";
 import { ClusterPolicySource } from "../../src/webhook/cluster.js";
 import { LiveKyvernoProviders } from "../../src/webhook/live.js";

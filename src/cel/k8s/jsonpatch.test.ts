@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CelEvalError } from "../errors.js";
 import { fromJson } from "../runtime/json.js";
-import { JSON_PATCH_LIST_TYPE, compileExpression, kubernetesEnv } from "./environment.js";
+import { JSON_PATCH_LIST_TYPE, compileExpression, kubernetesEnv } from "../../admission/environment.js";
 import { escapeKey, jsonPatchOperations, newJsonPatch } from "./jsonpatch.js";
 import { outcome } from "./test-harness.js";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CelEvalError } from "../errors.js";
 import { fromJson } from "../runtime/json.js";
 import type { CelValue } from "../values.js";
-import { APPLY_CONFIGURATION_TYPE, compileExpression, kubernetesEnv } from "./environment.js";
+import { APPLY_CONFIGURATION_TYPE, compileExpression, kubernetesEnv } from "../../admission/environment.js";
 import { ObjectValue, UnconvertibleValueError, applyConfigurationJson, checkTypeNames, typeNameMismatches } from "./object.js";
 import { outcome } from "./test-harness.js";
 import type { CelSchemaNode } from "./values.js";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { DYN } from "../types.js";
 import { CelDuration, CelTimestamp, type CelValue } from "../values.js";
-import { kubernetesBaseEnv } from "./environment.js";
+import { kubernetesBaseEnv } from "./base-env.js";
 import { outcome } from "./test-harness.js";
 import { escapeName, kubernetesValue, unescapeName, type CelSchemaNode } from "./values.js";
 

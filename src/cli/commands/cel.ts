@@ -7,7 +7,7 @@ import type { CheckedExpr } from "../../cel/checked.js";
 import { CelCompileError, CelEvalError, formatIssues, locate } from "../../cel/errors.js";
 import type { CelValue } from "../../cel/values.js";
 import { CelCostLimitError, PER_CALL_LIMIT } from "../../cel/cost-runtime.js";
-import type { KubernetesEnvKind } from "../../cel/k8s/environment.js";
+import type { KubernetesEnvKind } from "../../admission/environment.js";
 import type { CelSchemaNode } from "../../cel/k8s/values.js";
 import { celSchemaForKind } from "../../kube/cel-schema.js";
 import { SchemaRegistry } from "../../kube/schema.js";

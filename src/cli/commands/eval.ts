@@ -4,8 +4,7 @@
  * the inputs, `admit` runs each resource); this file parses options and prints.
  */
 import { jsonDiff, newAdmissionRequest, type JsonObject, type Operation, type PatchOperation } from "../../admission/index.js";
-import { describePatchOp, mutateExisting, type KyvernoOutcome } from "../../admission/kyverno/index.js";
-import type { MutatingPolicy } from "../../policy/kyverno/index.js";
+import { describePatchOp, mutateExisting, type KyvernoOutcome, type MutatingPolicy } from "../../kyverno/index.js";
 import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
@@ -475,7 +474,7 @@ interface ExistingRun {
 }
 
 /**
- * Each mutateExisting policy on one admitted trigger (src/admission/kyverno `mutateExisting`, as
+ * Each mutateExisting policy on one admitted trigger (src/kyverno `mutateExisting`, as
  * `celmap test` runs targetResources): the trigger request carries the admitted object (Kyverno's
  * background controller re-reads the live trigger); each target is evaluated with an UPDATE request
  * for it and, when the policy mutated it, updated in place so later triggers see the new state.

@@ -11,14 +11,11 @@
  * - results for other policy kinds (ClusterPolicy, ValidatingPolicy, …) are listed as `not run`
  *   and counted neither way.
  */
-import { writeFileSync } from "node:fs";
+import { writeFileSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { readdirSync, realpathSync, statSync } from "node:fs";
-import { evaluateWithAutogen, mutateExisting, runsAtAdmission, type KyvernoContext, type KyvernoOutcome } from "../../admission/kyverno/index.js";
+import { evaluateWithAutogen, mutateExisting, runsAtAdmission, type KyvernoContext, type KyvernoOutcome, OfflineImageDataProvider, OfflineResourceProvider, OfflineHttpProvider, OfflineGlobalContextProvider, kyvernoCliHttpMock, type KyvernoProviders, decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../kyverno/index.js";
 import { newAdmissionRequest, type JsonObject, type Operation } from "../../admission/index.js";
-import { OfflineImageDataProvider, OfflineResourceProvider, OfflineHttpProvider, OfflineGlobalContextProvider, kyvernoCliHttpMock, type KyvernoProviders } from "../../cel/kyverno/index.js";
 import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
-import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException, type MutatingPolicy, type PolicyException } from "../../policy/kyverno/index.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette } from "../render/color.js";
@@ -382,7 +379,7 @@ function runResource(l: Loaded, object: JsonObject, op: Operation): ResourceRun 
   return { maps, mpols };
 }
 
-/** mutateExisting: for each trigger the policy matches at admission, its targets mutated (src/admission/kyverno `mutateExisting`). */
+/** mutateExisting: for each trigger the policy matches at admission, its targets mutated (src/kyverno `mutateExisting`). */
 function runMutateExisting(l: Loaded, p: MutatingPolicy, op: Operation): Map<string, KyvernoOutcome> {
   const out = new Map<string, KyvernoOutcome>();
   const candidates = l.targets.length > 0 ? l.targets : l.resources;

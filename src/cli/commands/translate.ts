@@ -5,9 +5,10 @@
  */
 import { formatLoadError, loadPaths, toCelNumbers, toJsonNumbers, type LoadedDocument } from "../../io/load.js";
 import { jsonDiff, type JsonObject } from "../../admission/index.js";
-import { checkMutators, compileMutator, GROUP, System, translate, type MapApiVersion, type TranslateResult, type Verdict } from "../../translate/gatekeeper/index.js";
+import { compileMutator, GROUP, System } from "../../gatekeeper/index.js";
+import { checkMutators, translate, type MapApiVersion, type TranslateResult, type Verdict } from "../../translate/gatekeeper/index.js";
 import { translateMutatingPolicies, type TranslateKyvernoResult } from "../../translate/kyverno/index.js";
-import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException } from "../../policy/kyverno/index.js";
+import { decodeMutatingPolicy, decodePolicyException, isKyvernoMutatingPolicy, isKyvernoPolicyException } from "../../kyverno/index.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
 import { colorWanted, palette, type Palette } from "../render/color.js";

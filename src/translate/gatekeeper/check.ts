@@ -4,7 +4,7 @@
  */
 import { formatSourceRef, type SourceRef } from "../../diag/source.js";
 import { toJsonNumbers } from "../../io/numbers.js";
-import { compileMutator } from "./mutators/index.js";
+import { compileMutator } from "../../gatekeeper/index.js";
 
 /** The documents as plain JSON mutators (for `translate`), and the problems as `file#doc: field.path: message`. */
 export function checkMutators(docs: readonly { readonly value: unknown; readonly source: SourceRef }[]): { mutators: unknown[]; errors: string[] } {

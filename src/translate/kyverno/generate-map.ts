@@ -8,7 +8,7 @@
  */
 import type { Expr } from "../../cel/ast.js";
 import { parse } from "../../cel/parser.js";
-import { autogen, PARSE_OPTIONS, type Json } from "./autogen.js";
+import { autogen, PARSE_OPTIONS, type Json } from "../../kyverno/index.js";
 
 export interface Dropped {
   /** Field path in the MutatingPolicy (or the exception). */

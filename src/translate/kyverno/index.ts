@@ -1,12 +1,12 @@
 /**
  * Kyverno MutatingPolicy translation: pod-controller autogen (syntax tree) and
  * MutatingAdmissionPolicy generation. Inputs are plain objects (decoded YAML);
- * the MutatingPolicy model in src/policy/kyverno describes their shape.
+ * the MutatingPolicy model in src/kyverno/policy.ts describes their shape.
  */
-import { autogen, type AutogenConfigName, type Json, type Target } from "./autogen.js";
+import { autogen, type AutogenConfigName, type Json, type Target } from "../../kyverno/index.js";
 import { generateMap, type Dropped, type GenerateMapOptions } from "./generate-map.js";
 
-export { autogen, canAutogen, rewrite, CONTROLLERS, TEMPLATE_PATH, type AutogenConfig, type AutogenConfigName, type AutogenResult, type Target } from "./autogen.js";
+export { autogen, canAutogen, rewrite, CONTROLLERS, TEMPLATE_PATH, type AutogenConfig, type AutogenConfigName, type AutogenResult, type Target } from "../../kyverno/index.js";
 export { generateMap, type Dropped, type GenerateMapOptions, type GenerateMapResult } from "./generate-map.js";
 
 /** One autogen variant as a whole policy, for evaluation next to the original (Kyverno's provider compiles both). */

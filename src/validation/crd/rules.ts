@@ -14,7 +14,7 @@
  * the object, with the per-call limit. Unchanged values keep errors of rules without `oldSelf`
  * out (validation ratcheting). Rules are compiled once per schema node.
  */
-import { kubernetesBaseEnv } from "../../cel/k8s/environment.js";
+import { kubernetesBaseEnv } from "../../cel/k8s/base-env.js";
 import { kubernetesValue, type CelSchemaNode } from "../../cel/k8s/values.js";
 import { CelCostLimitError, CelEvalError, CelOptional, DYN, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, optionalType, type Program } from "../../cel/index.js";
 import type { Env } from "../../cel/env.js";

@@ -18,6 +18,7 @@
  */
 import { invalid, notSupported, required, tooLong, tooMany, typeInvalid, type FieldError } from "../../diag/field-error.js";
 import { FieldPath } from "../../diag/field-path.js";
+import { goFloatV } from "../../diag/go-format.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../admission/json.js";
 import { formatProblem } from "./formats.js";
 
@@ -34,16 +35,7 @@ function jsonType(v: JsonValue): "null" | "boolean" | "string" | "integer" | "nu
 }
 
 /** Go's `%v` of a float64 schema bound (`1`, `1.5`, `1e+21`). */
-function goFloat(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
-  const abs = Math.abs(n);
-  if (abs !== 0 && (abs < 1e-4 || abs >= 1e21)) {
-    const [m, e] = n.toExponential().split("e") as [string, string];
-    const sign = e.startsWith("-") ? "-" : "+";
-    return `${m}e${sign}${e.replace(/^[+-]/, "").padStart(2, "0")}`;
-  }
-  return String(n);
-}
+const goFloat = goFloatV;
 
 function num(v: JsonValue | undefined): number | undefined {
   return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined;

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadLedger } from "../../../conformance/ledger.js";
 import { findKnownFailure } from "../../../conformance/suite.js";
-import { isReferenceCase, loadCases } from "../cases.js";
+import { isReferenceCase, loadCases } from "../../../gatekeeper/index.js";
 import { runCaseTranslated } from "./cases.js";
 
 const shared = fileURLToPath(new URL("../../../../conformance/data/", import.meta.url));

@@ -10,7 +10,7 @@
  * Cases the MAP model cannot express (expansion `source: Generated` runs, the
  * `--mutation-annotations` flag, external data) fail with the reason.
  */
-import { compareObjects, jsonEqual, type CaseOutcome, type GatekeeperCase } from "../cases.js";
+import { compareObjects, jsonEqual, type CaseOutcome, type GatekeeperCase } from "../../../gatekeeper/index.js";
 import { translate, type TranslateResult } from "./index.js";
 import { runTranslated } from "./run.js";
 

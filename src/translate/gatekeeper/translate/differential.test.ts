@@ -12,8 +12,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildScenario, compareOne, KINDS, mutatorDoc, scenario, stats, type KindSpec } from "../../../../test/support/gatekeeper-differential.js";
-import { jsonEqual } from "../cases.js";
-import { mutate } from "../system.js";
+import { jsonEqual } from "../../../gatekeeper/index.js";
+import { mutate } from "../../../gatekeeper/index.js";
 import { normalizeResult } from "./cases.js";
 import { runTranslated } from "./run.js";
 

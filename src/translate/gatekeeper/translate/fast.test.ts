@@ -8,9 +8,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonEqual } from "../cases.js";
-import { compileMutator, type Mutator } from "../mutators/index.js";
-import { mutate } from "../system.js";
+import { jsonEqual } from "../../../gatekeeper/index.js";
+import { compileMutator, type Mutator } from "../../../gatekeeper/index.js";
+import { mutate } from "../../../gatekeeper/index.js";
 import { normalizeResult } from "./cases.js";
 import { fastPath } from "./fast.js";
 import { translate } from "./index.js";

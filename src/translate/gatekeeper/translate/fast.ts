@@ -43,12 +43,12 @@
  * translation alone. `fast.test.ts` checks the result against Gatekeeper's semantics.
  */
 import { SchemaRegistry, type SchemaNode } from "../../../kube/schema.js";
-import type { Mutator } from "../mutators/index.js";
-import type { ListNode, ObjectNode } from "../path/parser.js";
-import { mutateImage } from "../image.js";
-import { keyValueToGo } from "../core.js";
-import { isMap, setKey, toJSON, type GoMap, type GoValue } from "../value.js";
-import { printNode } from "../path/print.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
+import type { ListNode, ObjectNode } from "../../../gatekeeper/index.js";
+import { mutateImage } from "../../../gatekeeper/index.js";
+import { keyValueToGo } from "../../../gatekeeper/index.js";
+import { isMap, setKey, toJSON, type GoMap, type GoValue } from "../../../gatekeeper/index.js";
+import { printNode } from "../../../gatekeeper/index.js";
 import { celLiteral, celString, errorOp, indent, Names, ptrAppend, ptrChild, ptrCel, ptrIndex, type Pointer } from "./cel.js";
 import { LocationCompiler, staticJson, staticWalk, typedKeyMatch as keyMatch, type Terminal } from "./location.js";
 import { mayCreate } from "./merge.js";

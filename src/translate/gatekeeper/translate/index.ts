@@ -72,13 +72,13 @@
  */
 import { policyCompileHook, ResourceCatalog } from "../../../admission/index.js";
 import { prepareMutatingAdmissionPolicy, prepareMutatingAdmissionPolicyBinding, type CompileExpression } from "../../../policy/index.js";
-import { compileSelector } from "../labels.js";
-import { effectiveOperations } from "../match.js";
-import { compileMutator, idString, type Mutator } from "../mutators/index.js";
-import { hasSchema } from "../mutators/index.js";
-import { printPath } from "../path/print.js";
-import { SchemaDB } from "../schema.js";
-import { byteCompare } from "../value.js";
+import { compileSelector } from "../../../gatekeeper/index.js";
+import { effectiveOperations } from "../../../gatekeeper/index.js";
+import { compileMutator, idString, type Mutator } from "../../../gatekeeper/index.js";
+import { hasSchema } from "../../../gatekeeper/index.js";
+import { printPath } from "../../../gatekeeper/index.js";
+import { SchemaDB } from "../../../gatekeeper/index.js";
+import { byteCompare } from "../../../gatekeeper/index.js";
 import { comment, errorOp, Names } from "./cel.js";
 import { fastPath } from "./fast.js";
 import { assignMetadataBundle, mutationCel } from "./mutations.js";
@@ -87,7 +87,7 @@ import { labelWritten, readsLabel, schedule } from "./passes.js";
 import { schemaProblems } from "./schema-check.js";
 import { simpleForm } from "./simple.js";
 import { applyToCel, knownKinds, matchConditions, namespaceSelectorGuard, NS, resourceRules, wildcardCel, type Condition, type MatchOptions } from "./scope.js";
-import type { LabelSelector } from "../types.js";
+import type { LabelSelector } from "../../../gatekeeper/index.js";
 
 /** At most this many mutations are merged into one (keeps each expression's cost estimate small). */
 const MAX_MERGED = 12;

@@ -5,9 +5,7 @@
  * keyed mutators on one list.
  */
 import { describe, expect, it } from "vitest";
-import { jsonEqual } from "../cases.js";
-import { compileMutator } from "../mutators/index.js";
-import { mutate } from "../system.js";
+import { compileMutator, jsonEqual, mutate } from "../../../gatekeeper/index.js";
 import { normalizeResult } from "./cases.js";
 import { translate } from "./index.js";
 import { runTranslated } from "./run.js";

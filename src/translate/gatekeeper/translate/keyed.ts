@@ -25,7 +25,7 @@
  * re-check. An equal value written again changes nothing, as Gatekeeper changes nothing then.
  */
 import { SchemaRegistry, type SchemaNode } from "../../../kube/schema.js";
-import type { Mutator } from "../mutators/index.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
 import { celString } from "./cel.js";
 import { plainLiteral } from "./literal.js";
 import { schemaProblems } from "./schema-check.js";

@@ -1,6 +1,6 @@
 /**
  * A Gatekeeper location compiled into a CEL expression of type `list(JSONPatch)` that does on
- * the live object what Gatekeeper's walk (`../core.ts`) does (gatekeeper.md §5.4):
+ * the live object what Gatekeeper's walk (`src/gatekeeper/core.ts`) does (gatekeeper.md §5.4):
  *
  * - object node `k`: the current value must be a map (else a failing patch = Gatekeeper's
  *   error); present → descend (unless MustNotExist), missing → create the rest (unless
@@ -16,11 +16,11 @@
  * mutation" and ModifySet's create-on-prune quirk are Gatekeeper's by construction; a value
  * only known at run time (fromMetadata) travels through the static walk as a marker string.
  */
-import { keyValueToGo, MutateError, type Setter } from "../core.js";
-import type { ListNode, Path } from "../path/parser.js";
-import { goNodeString, printNode } from "../path/print.js";
-import type { Tester } from "../path/tester.js";
-import { GoFloat, goTypeName, isMap, setKey, toJSON, type GoMap, type GoValue } from "../value.js";
+import { keyValueToGo, MutateError, type Setter } from "../../../gatekeeper/index.js";
+import type { ListNode, Path } from "../../../gatekeeper/index.js";
+import { goNodeString, printNode } from "../../../gatekeeper/index.js";
+import type { Tester } from "../../../gatekeeper/index.js";
+import { GoFloat, goTypeName, isMap, setKey, toJSON, type GoMap, type GoValue } from "../../../gatekeeper/index.js";
 import { addOp, celLiteral, celString, Dynamic, errorOp, indent, ptrAppend, ptrChild, ptrIndex, type Names, type Pointer } from "./cel.js";
 
 /** The setter's CEL side. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileMutator, type Mutator } from "../mutators/index.js";
+import { compileMutator, type Mutator } from "../../../gatekeeper/index.js";
 import { mayCreate, mergeable } from "./merge.js";
 
 type Obj = Record<string, unknown>;

@@ -31,9 +31,9 @@
  */
 import { ResourceCatalog } from "../../../admission/index.js";
 import { SchemaRegistry } from "../../../kube/schema.js";
-import type { Setter } from "../core.js";
-import type { Mutator } from "../mutators/index.js";
-import type { ListNode, PathNode } from "../path/parser.js";
+import type { Setter } from "../../../gatekeeper/index.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
+import type { ListNode, PathNode } from "../../../gatekeeper/index.js";
 import { staticWalk } from "./location.js";
 import { alias } from "./passes.js";
 

@@ -11,11 +11,11 @@
  *   fails as in Gatekeeper.
  * - AssignImage: Gatekeeper's image parser as CEL string surgery; a present non-string fails.
  */
-import { defaultSetter } from "../mutators/common.js";
-import type { Mutator } from "../mutators/index.js";
-import type { Condition } from "../path/tester.js";
-import { deepEqual, fromJSON, toJSON, type GoValue } from "../value.js";
-import { mutateImage } from "../image.js";
+import { defaultSetter } from "../../../gatekeeper/index.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
+import type { Condition } from "../../../gatekeeper/index.js";
+import { deepEqual, fromJSON, toJSON, type GoValue } from "../../../gatekeeper/index.js";
+import { mutateImage } from "../../../gatekeeper/index.js";
 import { addOp, celLiteral, celString, errorOp, Names, ptrAppend, ptrIndex, replaceOp } from "./cel.js";
 import { keyMatch, LocationCompiler, type Terminal } from "./location.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generateMutators } from "../../../../bench/translate-gen.js";
-import { compileMutator, type Mutator } from "../mutators/index.js";
-import { byteCompare } from "../value.js";
-import { mutate } from "../system.js";
+import { compileMutator, type Mutator } from "../../../gatekeeper/index.js";
+import { byteCompare } from "../../../gatekeeper/index.js";
+import { mutate } from "../../../gatekeeper/index.js";
 import { translate } from "./index.js";
 import { runTranslated } from "./run.js";
 import { schedule } from "./passes.js";

@@ -42,11 +42,11 @@
  * Anything else in a cycle (or a cycle through act nodes) returns `undefined`. The group then
  * needs R = max over nodes of the pass from which its end value is fixed.
  */
-import { compileSelector } from "../labels.js";
-import type { Mutator } from "../mutators/index.js";
-import type { ListNode, PathNode } from "../path/parser.js";
-import type { LabelSelector } from "../types.js";
-import { toJSON } from "../value.js";
+import { compileSelector } from "../../../gatekeeper/index.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
+import type { ListNode, PathNode } from "../../../gatekeeper/index.js";
+import type { LabelSelector } from "../../../gatekeeper/index.js";
+import { toJSON } from "../../../gatekeeper/index.js";
 
 type Terminal = "blind" | "keyed" | "ifAbsent" | "ifPresent" | "set" | "image" | "other";
 

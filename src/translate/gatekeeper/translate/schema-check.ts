@@ -6,8 +6,8 @@
  * are decoded without that check, so nothing is reported for them.
  */
 import { SchemaRegistry, type SchemaNode } from "../../../kube/schema.js";
-import type { Mutator } from "../mutators/index.js";
-import { printPath } from "../path/print.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
+import { printPath } from "../../../gatekeeper/index.js";
 
 const registry = SchemaRegistry.builtin();
 

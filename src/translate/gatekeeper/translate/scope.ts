@@ -8,10 +8,10 @@
  * `IS_NS ? object.metadata.name : request.?namespace.orValue("")` ("" = cluster-scoped: always passes).
  */
 import type { ResourceCatalog } from "../../../admission/index.js";
-import { compileSelector } from "../labels.js";
-import { effectiveOperations } from "../match.js";
-import type { Mutator } from "../mutators/index.js";
-import type { LabelSelector, Match } from "../types.js";
+import { compileSelector } from "../../../gatekeeper/index.js";
+import { effectiveOperations } from "../../../gatekeeper/index.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
+import type { LabelSelector, Match } from "../../../gatekeeper/index.js";
 import { celString } from "./cel.js";
 
 export const IS_NS = `(request.kind.group == "" && request.kind.kind == "Namespace")`;

@@ -24,7 +24,7 @@
  * pass to check convergence.
  */
 import { SchemaRegistry, type SchemaNode } from "../../../kube/schema.js";
-import type { Mutator } from "../mutators/index.js";
+import type { Mutator } from "../../../gatekeeper/index.js";
 import { celLiteral, celString } from "./cel.js";
 import { plainLiteral } from "./literal.js";
 import { keyedForm } from "./keyed.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { compileMutator, type Mutator } from "../mutators/index.js";
-import { mutate } from "../system.js";
-import { jsonEqual } from "../cases.js";
+import { compileMutator, type Mutator } from "../../../gatekeeper/index.js";
+import { mutate } from "../../../gatekeeper/index.js";
+import { jsonEqual } from "../../../gatekeeper/index.js";
 import { normalizeResult } from "./cases.js";
 import { DOC_EXAMPLES_YAML } from "./docs-examples.js";
 import { translate, type TranslateResult } from "./index.js";
