@@ -202,7 +202,9 @@ KINDS.Widget = {
   object: fc.record({
     apiVersion: fc.constant("example.com/v1"),
     kind: fc.constant("Widget"),
-    metadata: meta(),
+    // Labels not empty: a custom resource is not decoded into a Go type, and the ledger's
+    // typed-decoding entries would match any case with an empty labels map.
+    metadata: meta(fc.dictionary(labelKey, fc.constantFrom("x", "y", "web"), { minKeys: 1, maxKeys: 2 })),
     spec: fc.record(
       {
         ports: fc.uniqueArray(fc.record({ name: portName, port: fc.constantFrom(80, 443, 9090) }), { minLength: 1, maxLength: 2, selector: (p) => p.name }),
@@ -262,7 +264,8 @@ const paramObjects = fc.subarray(
     ...slots.map(({ ns, n }) =>
       fc.record({
         labelled: fc.boolean(),
-        data: fc.dictionary(fc.constantFrom("k", "skip", "a.b"), fc.constantFrom("v", "yes", "x-y"), { maxKeys: 2 }),
+        // Not empty: the ledger's typed-decoding entries match any case with an empty data map.
+        data: fc.dictionary(fc.constantFrom("k", "skip", "a.b"), fc.constantFrom("v", "yes", "x-y"), { minKeys: 1, maxKeys: 2 }),
       }).map(({ labelled, data }) => ({
         apiVersion: "v1",
         kind: "ConfigMap",
