@@ -10,7 +10,14 @@
 //
 // Response: {"allowed": true, "object": {...}} | {"allowed": false, "code": 403, "message": "..."}
 //
-// Params (paramKind) are not wired yet: a policy with a paramKind is a configuration error here.
+// Params: "params" holds ConfigMaps; a policy whose paramKind is v1 ConfigMap reads them through
+// the generic dispatcher's CollectParams (paramRef by name or selector, namespaced,
+// parameterNotFoundAction); any other paramKind is a configuration error here.
+//
+// Reinvocation: the request runs through the admission chain's reinvoker
+// (k8s.io/apiserver/pkg/admission/reinvocation.go, unexported, written out below): the
+// dispatcher is called again with IsReinvoke set when it asked for it, as the apiserver does
+// with the MAP plugin in its chain (no other plugins or webhooks here).
 package main
 
 import (
@@ -25,11 +32,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
@@ -59,6 +68,8 @@ type request struct {
 	Object     json.RawMessage                                          `json:"object"`
 	OldObject  json.RawMessage                                          `json:"oldObject"`
 	Resource   gvr                                                      `json:"resource"`
+	Params     []json.RawMessage                                        `json:"params"`
+	CRDs       []json.RawMessage                                        `json:"crds"`
 }
 
 type response struct {
@@ -136,6 +147,44 @@ func defaultMatchResources(m *admissionregistrationv1.MatchResources) {
 	}
 }
 
+// paramInformer serves params from an in-memory indexer (always synced), as the plugin's
+// informer for the paramKind would.
+type paramInformer struct {
+	lister cache.GenericLister
+}
+
+type syncedInformer struct{ cache.SharedIndexInformer }
+
+func (syncedInformer) HasSynced() bool { return true }
+
+func (p paramInformer) Informer() cache.SharedIndexInformer { return syncedInformer{} }
+func (p paramInformer) Lister() cache.GenericLister         { return p.lister }
+
+// chain is the admission chain with the MAP plugin alone.
+type chain struct {
+	dispatcher generic.Dispatcher[mutating.PolicyHook]
+	hooks      []mutating.PolicyHook
+}
+
+func (c chain) Handles(admission.Operation) bool { return true }
+func (c chain) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
+	return c.dispatcher.Dispatch(ctx, a, o, c.hooks)
+}
+
+// reinvoke is the apiserver's reinvoker (k8s.io/apiserver/pkg/admission/reinvocation.go
+// reinvoker.Admit): admit, then once more with IsReinvoke set if a plugin asked for it.
+func reinvoke(ctx context.Context, c chain, a admission.Attributes, o admission.ObjectInterfaces) error {
+	if err := c.Admit(ctx, a, o); err != nil {
+		return err
+	}
+	s := a.GetReinvocationContext()
+	if s.ShouldReinvoke() {
+		s.SetIsReinvoke()
+		return c.Admit(ctx, a, o)
+	}
+	return nil
+}
+
 type denyAll struct{}
 
 func (denyAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
@@ -144,7 +193,7 @@ func (denyAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Dec
 
 func main() {
 	ctx := context.Background()
-	tcm := patch.NewTypeConverterManager(nil, openapitest.NewEmbeddedFileClient())
+	tcm := newCRDTypeConverters(patch.NewTypeConverterManager(nil, openapitest.NewEmbeddedFileClient()))
 	go tcm.Run(ctx)
 	codecs := serializer.NewCodecFactory(scheme.Scheme)
 	decoder := codecs.UniversalDeserializer()
@@ -166,12 +215,35 @@ func main() {
 	}
 }
 
-func admit(ctx context.Context, tcm patch.TypeConverterManager, decoder runtime.Decoder, req request) (resp response) {
+// decode decodes an object into its Go type (client-go scheme) as the apiserver decodes a
+// request, or, for a kind the scheme does not know (a custom resource), into an Unstructured.
+func decode(decoder runtime.Decoder, raw []byte) (runtime.Object, *schema.GroupVersionKind, error) {
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return nil, nil, err
+	}
+	if scheme.Scheme.Recognizes(tm.GroupVersionKind()) {
+		return decoder.Decode(raw, nil, nil)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		return nil, nil, err
+	}
+	k := u.GroupVersionKind()
+	return u, &k, nil
+}
+
+func admit(ctx context.Context, tcm *crdTypeConverters, decoder runtime.Decoder, req request) (resp response) {
 	defer func() {
 		if r := recover(); r != nil {
 			resp = response{Error: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
+	for _, raw := range req.CRDs {
+		if err := tcm.register(raw); err != nil {
+			return response{Error: err.Error()}
+		}
+	}
 	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	for i := range req.Namespaces {
 		_ = indexer.Add(&req.Namespaces[i])
@@ -181,6 +253,15 @@ func admit(ctx context.Context, tcm patch.TypeConverterManager, decoder runtime.
 		return response{Error: err.Error()}
 	}
 	dispatcher := mutating.NewDispatcher(denyAll{}, matcher, tcm)
+	paramIndexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for i, raw := range req.Params {
+		p, _, err := decoder.Decode(raw, nil, nil)
+		if err != nil {
+			return response{Error: fmt.Sprintf("params[%d]: %v", i, err)}
+		}
+		_ = paramIndexer.Add(p)
+	}
+	configMaps := paramInformer{lister: cache.NewGenericLister(paramIndexer, schema.GroupResource{Resource: "configmaps"})}
 	var hooks []mutating.PolicyHook
 	for i := range req.Policies {
 		p := &req.Policies[i]
@@ -194,18 +275,23 @@ func admit(ctx context.Context, tcm patch.TypeConverterManager, decoder runtime.
 				h.Bindings = append(h.Bindings, &req.Bindings[j])
 			}
 		}
-		if p.Spec.ParamKind != nil {
-			h.ConfigurationError = fmt.Errorf("mapref: params are not supported")
+		if pk := p.Spec.ParamKind; pk != nil {
+			if pk.APIVersion == "v1" && pk.Kind == "ConfigMap" {
+				h.ParamInformer = configMaps
+				h.ParamScope = meta.RESTScopeNamespace
+			} else {
+				h.ConfigurationError = fmt.Errorf("mapref: paramKind %s is not supported", pk.String())
+			}
 		}
 		hooks = append(hooks, h)
 	}
-	obj, gvk, err := decoder.Decode(req.Object, nil, nil)
+	obj, gvk, err := decode(decoder, req.Object)
 	if err != nil {
 		return response{Error: "object: " + err.Error()}
 	}
 	var old runtime.Object
 	if len(req.OldObject) > 0 && string(req.OldObject) != "null" {
-		if old, _, err = decoder.Decode(req.OldObject, nil, nil); err != nil {
+		if old, _, err = decode(decoder, req.OldObject); err != nil {
 			return response{Error: "oldObject: " + err.Error()}
 		}
 	}
@@ -215,7 +301,7 @@ func admit(ctx context.Context, tcm patch.TypeConverterManager, decoder runtime.
 	}
 	resource := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
 	attrs := admission.NewAttributesRecord(obj, old, *gvk, m.GetNamespace(), m.GetName(), resource, "", admission.Operation(req.Operation), nil, false, nil)
-	err = dispatcher.Dispatch(ctx, attrs, admission.NewObjectInterfacesFromScheme(scheme.Scheme), hooks)
+	err = reinvoke(ctx, chain{dispatcher: dispatcher, hooks: hooks}, attrs, admission.NewObjectInterfacesFromScheme(scheme.Scheme))
 	if err != nil {
 		if se, ok := err.(apierrors.APIStatus); ok {
 			return response{Code: se.Status().Code, Message: se.Status().Message}

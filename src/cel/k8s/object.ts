@@ -23,7 +23,7 @@
 import type { TypeProvider } from "../decls.js";
 import { CelEvalError } from "../errors.js";
 import { celEquals } from "../runtime/equality.js";
-import { toJson, type JsonValue } from "../runtime/json.js";
+import { isDocumentValue, toJson, type JsonValue } from "../runtime/json.js";
 import { BOOL, CelType, DYN, INT, STRING, listType, mapType, messageType, typeEquals } from "../types.js";
 import { CelObject, CelUint, type CelMapKey, type CelValue } from "../values.js";
 import type { CelSchemaNode } from "./values.js";
@@ -292,7 +292,12 @@ export function applyConfigurationJson(root: ObjectValue): { [key: string]: Patc
 }
 
 function convertField(v: CelValue, path: string): PatchJson {
+  // A list or map read from the object is native in cel-go and passed on as it is.
+  if (isDocumentValue(v)) return nativeJson(v);
   if (Array.isArray(v)) {
+    // (The apiserver's `var result []any` stays nil for an empty list, which reaches
+    // structured-merge-diff as a Go nil, not CEL's null: not modelled yet, see the reference
+    // ledger's apply-configuration-empty-list-is-null.)
     return (v as readonly CelValue[]).map((e, i) => convertLeaf(e, `${path}[${i}]`));
   }
   if (v instanceof Map) {
@@ -309,12 +314,26 @@ function convertField(v: CelValue, path: string): PatchJson {
 /** `ref.Val.Value()`: scalars and nested Objects convert; lists and maps stay CEL values (caveat). */
 function convertLeaf(v: CelValue, path: string): PatchJson {
   if (v === null || typeof v === "boolean" || typeof v === "string" || typeof v === "bigint" || typeof v === "number") return v;
+  if (isDocumentValue(v)) return nativeJson(v);
   if (v instanceof ObjectValue) {
     const out: { [key: string]: PatchJson } = {};
     for (const [k, f] of v.fields) out[k] = convertField(f, `${path}.${k}`);
     return out;
   }
   throw new UnconvertibleValueError(path, goTypeOf(v));
+}
+
+/** A document's list or map (see `isDocumentValue`) as the JSON it came from. */
+function nativeJson(v: CelValue): PatchJson {
+  if (Array.isArray(v)) return (v as readonly CelValue[]).map(nativeJson);
+  if (v instanceof Map) {
+    const out: { [key: string]: PatchJson } = {};
+    for (const [k, e] of v as ReadonlyMap<CelMapKey, CelValue>) out[String(k)] = nativeJson(e);
+    return out;
+  }
+  if (v === null || typeof v === "boolean" || typeof v === "string" || typeof v === "bigint" || typeof v === "number") return v;
+  if (v instanceof ObjectValue) return convertLeaf(v, "");
+  return toJson(v) as PatchJson;
 }
 
 /** Go's `%T` of a CEL value's `Value()` (for messages). */

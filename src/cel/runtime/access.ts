@@ -127,7 +127,10 @@ export function optSelect(obj: CelValue, field: string): CelOptional {
     if (has === undefined) throw new CelEvalError(`no such field '${field}'`);
     return has ? CelOptional.of(obj.getField!(field)!) : CelOptional.NONE;
   }
-  throw new CelEvalError(`no such key: ${field}`);
+  if (Array.isArray(obj)) throw new CelEvalError(`no such key: ${field}`);
+  // A value without fields: absent (cel-go interpreter/attributes.go refQualify, default case of a
+  // presence test without errorOnBadPresenceTest, which the Kubernetes environment leaves off).
+  return CelOptional.NONE;
 }
 
 /** `a[?i]`: optional of the element or entry when present, else `optional.none()`. */
@@ -144,8 +147,12 @@ export function optIndex(obj: CelValue, index: CelValue): CelOptional {
     const v = mapGet(obj as ReadonlyMap<CelMapKey, CelValue>, index);
     return v === undefined ? CelOptional.NONE : CelOptional.of(v);
   }
-  if (obj instanceof CelObject && typeof index === "string") return optSelect(obj, index);
-  throw noSuchKey(index);
+  if (obj instanceof CelObject) {
+    if (typeof index === "string") return optSelect(obj, index);
+    throw noSuchKey(index);
+  }
+  // A value that is neither a list, a map nor a message: absent (see optSelect).
+  return CelOptional.NONE;
 }
 
 /** `x in list`: heterogeneous equality, as `==`. */

@@ -126,6 +126,20 @@ function base64(b: Uint8Array): string {
   return btoa(s);
 }
 
+/** Lists made from a JSON array (read from a document), not built by an expression. */
+const JSON_LISTS = new WeakSet<readonly CelValue[]>();
+
+/**
+ * Whether `v` is a list or map read from a JSON document by `fromJsonLazy` (a JSON array's list,
+ * a {@link JsonObjectMap}) rather than built by an expression. cel-go tells them apart by their
+ * `Value()`: a document's are native (`[]any`, `map[string]any`), an expression's hold CEL values
+ * (`[]ref.Val`, `map[ref.Val]ref.Val`), which the apiserver's ApplyConfiguration conversion treats
+ * differently (`src/cel/k8s/object.ts` `applyConfigurationJson`).
+ */
+export function isDocumentValue(v: CelValue): boolean {
+  return v instanceof JsonObjectMap || (Array.isArray(v) && JSON_LISTS.has(v));
+}
+
 /**
  * {@link fromJson} that converts objects on demand: an object becomes a {@link JsonObjectMap}, a
  * CEL map whose entries are converted when it is first read (then all of that level at once;
@@ -147,6 +161,7 @@ function fromJsonContainer(value: object, cache: ValueCache | undefined, lazy: b
   if (Array.isArray(value)) {
     const list = new Array<CelValue>(value.length);
     for (let i = 0; i < value.length; i++) list[i] = lazy ? fromJsonLazy(value[i], cache) : fromJson(value[i], cache);
+    JSON_LISTS.add(list);
     out = list;
   } else if (lazy) out = new JsonObjectMap(value as Record<string, unknown>, cache);
   else {
