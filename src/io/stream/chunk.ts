@@ -13,7 +13,7 @@ import { fastJson } from "./fast-json.js";
 import { fastYaml } from "./fast-yaml.js";
 import { scalarResolver } from "./scalars.js";
 
-export type ChunkFormat = "yaml" | "json";
+export type ChunkFormat = "yaml" | "json" | "jsonl";
 
 export interface Chunk {
   readonly file: string;
@@ -22,7 +22,11 @@ export interface Chunk {
   /** 1-based line of the chunk's first line in the file. */
   readonly startLine: number;
   readonly text: string;
-  /** `yaml`: YAML text (YAML 1.1 as kubectl reads it, unless options say 1.2); `json`: JSON text (read as YAML 1.2 on the slow path, as load.ts reads .json files). */
+  /**
+   * `yaml`: YAML text (YAML 1.1 as kubectl reads it, unless options say 1.2); `json`: JSON text (read
+   * as YAML 1.2 on the slow path, as load.ts reads .json files); `jsonl`: one line of JSON Lines,
+   * which must be JSON (not any YAML).
+   */
   readonly format: ChunkFormat;
 }
 
@@ -33,10 +37,15 @@ export interface ParseCounters {
 }
 
 export function parseChunk(chunk: Chunk, options: LoadOptions = {}, counters?: ParseCounters): LoadResult {
-  const yamlVersion = chunk.format === "json" ? "1.2" : (options.yamlVersion ?? "1.1");
-  const value = chunk.format === "json" ? fastJson(chunk.text) : fastYaml(chunk.text, scalarResolver(yamlVersion));
+  const json = chunk.format !== "yaml";
+  const yamlVersion = json ? "1.2" : (options.yamlVersion ?? "1.1");
+  const value = json ? fastJson(chunk.text) : fastYaml(chunk.text, scalarResolver(yamlVersion));
   if (value === undefined) {
     if (counters !== undefined) counters.slow++;
+    if (chunk.format === "jsonl") {
+      const bad = notJson(chunk);
+      if (bad !== undefined) return { documents: [], errors: [bad] };
+    }
     return slow(chunk, { ...options, yamlVersion });
   }
   if (counters !== undefined) counters.fast++;
@@ -84,4 +93,23 @@ function slow(chunk: Chunk, options: LoadOptions): LoadResult {
   }));
   const errors = r.errors.map((e): LoadError => ({ ...e, docIndex: chunk.docIndex + (e.docIndex ?? 0), ...(e.line !== undefined ? { line: e.line + shift } : {}) }));
   return { documents, errors };
+}
+
+/** A JSON Lines line that `JSON.parse` rejects, as an error at its line and column. */
+function notJson(chunk: Chunk): LoadError | undefined {
+  try {
+    JSON.parse(chunk.text);
+    return undefined;
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    const at = /at position (\d+)/.exec(msg);
+    return {
+      file: chunk.file,
+      docIndex: chunk.docIndex,
+      line: chunk.startLine,
+      ...(at !== null ? { column: Number(at[1]) + 1 } : {}),
+      code: "JSON_SYNTAX",
+      message: `not a JSON value (JSON Lines: one JSON object per line): ${msg.replace(/ in JSON at position \d+.*$/, "")}`,
+    };
+  }
 }
