@@ -54,11 +54,12 @@ export function evaluateChunk(ctx: EvalContext, chunk: Chunk, counters?: ParseCo
   const out = newOutcome();
   const errColor = palette(ctx.settings.colorErr);
   const r = parseChunk(chunk, { numbers: "cel" }, counters);
+  const failed = new Set<number>();
   for (const e of r.errors) {
-    out.inputErrors++;
-    const at = e.line === undefined ? ` (document #${e.docIndex ?? chunk.docIndex})` : "";
-    out.writes.push({ fd: "err", text: `${errColor.red("error")}: ${formatLoadError(e)}${at}${e.excerpt !== undefined ? `\n${e.excerpt.replace(/^/gm, "    ")}` : ""}\n` });
+    failed.add(e.docIndex ?? chunk.docIndex);
+    out.writes.push({ fd: "err", text: `${errColor.red("error")}: ${formatLoadError(e)} (document #${e.docIndex ?? chunk.docIndex} of ${e.file})${e.excerpt !== undefined ? `\n${e.excerpt.replace(/^/gm, "    ")}` : ""}\n` });
   }
+  out.inputErrors += failed.size;
   for (const d of r.documents) evaluateDocument(ctx, d, out);
   return out;
 }
