@@ -51,11 +51,16 @@ export async function orderedMap<T, R>(
     for (let i = 0; i < results.length; i++) await emit(results[i]!, b.items[i]!);
     inFlight -= b.items.length;
   };
-  for await (const item of source) {
+  const it: Iterator<T> | AsyncIterator<T> = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
+  for (;;) {
+    // Room first, then read: the source is never more than `window` items ahead of the output.
     while (inFlight >= window) {
       if (queue.length === 0) submit();
       await drainOne();
     }
+    const next = await it.next();
+    if (next.done === true) break;
+    const item = next.value;
     batch.push(item);
     inFlight++;
     stats.items++;

@@ -1,8 +1,9 @@
 /**
  * Splitting a YAML stream into its documents line by line, without parsing them, numbered as the
  * `yaml` package numbers them (src/io/parse.ts's `file#N`): a `---` line starts a document (an empty
- * one when nothing follows), a `...` line ends one, and text before the first marker or after a
- * `...` is a document only when it holds more than comments and blank lines. Directives (`%YAML`)
+ * one when nothing follows), a `...` line ends one (an empty one when nothing came before it), and
+ * other text before the first marker or after a `...` is a document only when it holds more than
+ * comments and blank lines. Directives (`%YAML`)
  * stay with the document their `---` starts.
  */
 
@@ -49,7 +50,7 @@ export class YamlSplitter {
     }
     this.lines.push(line);
     if (END.test(bare)) {
-      this.flush(out, this.lineNo + 1);
+      this.flush(out, this.lineNo + 1, true);
       return;
     }
     if (!this.content && bare.startsWith("%")) this.directive = true;
@@ -61,8 +62,8 @@ export class YamlSplitter {
     this.flush(out, this.lineNo + 1);
   }
 
-  private flush(out: YamlChunk[], nextStart: number): void {
-    if (this.explicit || this.content || this.directive) {
+  private flush(out: YamlChunk[], nextStart: number, ended = false): void {
+    if (ended || this.explicit || this.content || this.directive) {
       out.push({ docIndex: this.docIndex++, startLine: this.startLine, text: this.lines.length === 0 ? "" : `${this.lines.join("\n")}\n` });
     }
     this.lines = [];
