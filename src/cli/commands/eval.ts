@@ -3,12 +3,15 @@
  * plugin would do to each resource, offline. The pipeline is the engine's (src/engine: `load` sorts
  * the inputs, `admit` runs each resource); this file parses options and prints.
  */
+import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { listInputFiles } from "../../io/load.js";
+import { isStdin } from "../../io/stdin.js";
 import type { Operation } from "../../admission/index.js";
 import { formatLoadError } from "../../io/load.js";
 import type { Chunk } from "../../io/stream/chunk.js";
 import { orderedMap } from "../../io/stream/ordered.js";
-import { readChunks, type StreamItem } from "../../io/stream/read.js";
+import { readChunks, STREAM_EXTENSIONS, type StreamItem } from "../../io/stream/read.js";
 import type { ObjectRequest } from "../../engine/index.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
@@ -76,7 +79,7 @@ const OPTIONS: readonly OptionSpec[] = [
     type: "string",
     placeholder: "<n>",
     description:
-      "Worker threads that admit resources (default: the machine's cores). Each loads the policy set once; resources are read as a stream, sent in batches and printed in input order, with memory bounded by the policy set and a window of documents. 1 admits in the main thread. --target-resources (mutateExisting) always runs in one thread.",
+      "Worker threads that admit resources (default: the machine's cores, or 1 when the -r files add up to less than 256 KB). Each loads the policy set once; resources are read as a stream, sent in batches and printed in input order, with memory bounded by the policy set and a window of documents. 1 admits in the main thread. --target-resources (mutateExisting) always runs in one thread.",
   },
   {
     name: "trace",
@@ -221,7 +224,8 @@ function parseEvalArgs(args: ParsedArgs): { settings: EvalSettings; fPaths: read
   const engineText = str(args, "engine") ?? "map";
   if (engineText !== "map" && engineText !== "gatekeeper") throw new UsageError(`--engine must be map or gatekeeper, got ${JSON.stringify(engineText)}`);
   const jobsText = str(args, "jobs");
-  const jobs = jobsText === undefined ? availableParallelism() : Number(jobsText);
+  // By default, worker threads only for inputs worth their start-up (each loads celmap and the policy set).
+  const jobs = jobsText === undefined ? (smallInput(rPaths) ? 1 : availableParallelism()) : Number(jobsText);
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 256) throw new UsageError(`--jobs must be a whole number from 1 to 256, got ${JSON.stringify(jobsText)}`);
   const groupsText = str(args, "groups");
   const user = str(args, "user");
@@ -244,6 +248,25 @@ function parseEvalArgs(args: ParsedArgs): { settings: EvalSettings; fPaths: read
   };
   return { settings, fPaths, rPaths, oldPaths, targetPaths, jobs };
 }
+
+/** Whether the resources are files (not stdin) adding up to less than SMALL_INPUT bytes. */
+function smallInput(paths: readonly string[]): boolean {
+  let total = 0;
+  try {
+    for (const p of paths) {
+      for (const f of listInputFiles(p, STREAM_EXTENSIONS)) {
+        if (isStdin(f)) return false;
+        total += statSync(f).size;
+        if (total >= SMALL_INPUT) return false;
+      }
+    }
+  } catch {
+    return true; // reported when read
+  }
+  return true;
+}
+
+const SMALL_INPUT = 256 * 1024;
 
 const OUTPUTS: readonly EvalOutput[] = ["yaml", "diff", "json", "patch", "markdown"];
 
