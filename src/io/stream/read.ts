@@ -40,9 +40,12 @@ async function* readLines(path: string): AsyncGenerator<string> {
   if (rest !== "") yield rest;
 }
 
-function binary(line: string): string | undefined {
-  if (line.includes("\u0000")) return "a binary file (a NUL byte), not YAML or JSON text";
-  if (line.includes("\uFFFD")) return "not UTF-8 text (an invalid byte sequence), not YAML or JSON";
+/** Why text at character `at` of its file is not YAML or JSON text (load.ts's words), if it is binary. */
+function binary(line: string, at = 0): string | undefined {
+  const nul = line.indexOf("\u0000");
+  if (nul >= 0) return `a binary file (a NUL byte at offset ${at + nul}), not YAML or JSON text`;
+  const bad = line.indexOf("\uFFFD");
+  if (bad >= 0) return `not UTF-8 text (an invalid byte sequence at character ${at + bad}), not YAML or JSON`;
   return undefined;
 }
 
@@ -74,6 +77,17 @@ export async function* readFileChunks(file: string): AsyncGenerator<StreamItem> 
     }
     format ??= "yaml";
   }
+  /** A binary file's reason, as load.ts gives it: a NUL byte anywhere wins over bytes that are not UTF-8. */
+  async function binaryReason(first: string, line: string, at: number, rest: AsyncGenerator<string>): Promise<string> {
+    if (line.includes("\u0000")) return first;
+    let pos = at + line.length + 1;
+    for await (const l of rest) {
+      const nul = l.indexOf("\u0000");
+      if (nul >= 0) return `a binary file (a NUL byte at offset ${pos + nul}), not YAML or JSON text`;
+      pos += l.length + 1;
+    }
+    return first;
+  }
   async function* all(): AsyncGenerator<string> {
     yield* pending;
     for (;;) {
@@ -95,26 +109,32 @@ export async function* readFileChunks(file: string): AsyncGenerator<StreamItem> 
     if (format === "jsonl") {
       let lineNo = 0;
       let docIndex = 0;
-      for await (const l of all()) {
+      let at = 0;
+      const lines = all();
+      for await (const l of lines) {
         lineNo++;
-        if (l.trim() === "") continue;
-        const b = binary(l);
+        const b = binary(l, at);
         if (b !== undefined) {
-          yield { error: { file, line: lineNo, code: "READ_ERROR", message: b } };
+          yield { error: { file, code: "READ_ERROR", message: await binaryReason(b, l, at, lines) } };
           return;
         }
+        at += l.length + 1;
+        if (l.trim() === "") continue;
         yield { chunk: { file, docIndex: docIndex++, startLine: lineNo, text: l, format: "jsonl" } };
       }
       return;
     }
     const splitter = new YamlSplitter();
     const out: YamlChunk[] = [];
-    for await (const l of all()) {
-      const b = binary(l);
+    let at = 0;
+    const lines = all();
+    for await (const l of lines) {
+      const b = binary(l, at);
       if (b !== undefined) {
-        yield { error: { file, code: "READ_ERROR", message: b } };
+        yield { error: { file, code: "READ_ERROR", message: await binaryReason(b, l, at, lines) } };
         return;
       }
+      at += l.length + 1;
       splitter.push(l, out);
       while (out.length > 0) yield { chunk: { file, ...out.shift()!, format: "yaml" } };
     }
