@@ -110,7 +110,7 @@ ${formatExamples(COMMANDS.flatMap((c) => c.examples.slice(0, 2)))}
 Exit codes (each command's --help has its own list):
   0  success
   1  the command's check failed: cel: a CEL compile or evaluation error; eval: a request was
-     rejected (with -o diff --exit-code: an object changed); test: a result row failed;
+     rejected (with --exit-code also: an object would change); test: a result row failed;
      translate --strict: a mutator not translated exactly; conformance: a failure outside the ledger
   2  bad usage or input, nothing evaluated
   3  internal error in celmap (please report it)`;

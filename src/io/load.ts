@@ -35,7 +35,7 @@ function byteOrder(a: string, b: string): number {
 }
 
 /** The input files under `path`: the file itself, or a directory's files recursively, sorted. */
-export function listInputFiles(path: string): string[] {
+export function listInputFiles(path: string, extensions: readonly string[] = INPUT_EXTENSIONS): string[] {
   if (isStdin(path)) return [path];
   const st = statSync(path);
   if (!st.isDirectory()) return [path];
@@ -50,8 +50,8 @@ export function listInputFiles(path: string): string[] {
     } catch {
       continue; // dangling symlink
     }
-    if (s.isDirectory()) out.push(...listInputFiles(full));
-    else if (INPUT_EXTENSIONS.some((ext) => name.endsWith(ext))) out.push(full);
+    if (s.isDirectory()) out.push(...listInputFiles(full, extensions));
+    else if (extensions.some((ext) => name.endsWith(ext))) out.push(full);
   }
   return out;
 }

@@ -66,7 +66,8 @@ export function formatLoadError(e: LoadError): string {
   return `${where}: ${e.message}`;
 }
 
-function kubectlTags(tags: Tags): Tags {
+/** The YAML 1.1 tags kubectl's reader resolves (timestamps and sexagesimal numbers stay strings). */
+export function kubectlTags(tags: Tags): Tags {
   return tags.filter((t) => {
     const tag = (t as { tag?: string }).tag;
     const format = (t as { format?: string }).format;

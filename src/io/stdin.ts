@@ -16,3 +16,8 @@ export function readStdin(): string {
 export function isStdin(path: string): boolean {
   return path === "-";
 }
+
+/** Standard input's text when something already read it whole (streaming readers then use it). */
+export function stdinIfRead(): string | undefined {
+  return text;
+}

@@ -3,18 +3,26 @@
  * plugin would do to each resource, offline. The pipeline is the engine's (src/engine: `load` sorts
  * the inputs, `admit` runs each resource); this file parses options and prints.
  */
-import { jsonDiff, newAdmissionRequest, type JsonObject, type Operation, type PatchOperation } from "../../admission/index.js";
-import { describePatchOp, mutateExisting, type KyvernoOutcome, type MutatingPolicy } from "../../kyverno/index.js";
-import { formatLoadError, loadPaths, type LoadedDocument } from "../../io/load.js";
+import { statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { listInputFiles } from "../../io/load.js";
+import { isStdin } from "../../io/stdin.js";
+import type { Operation } from "../../admission/index.js";
+import { formatLoadError } from "../../io/load.js";
+import type { Chunk } from "../../io/stream/chunk.js";
+import { orderedMap } from "../../io/stream/ordered.js";
+import { readChunks, STREAM_EXTENSIONS, type StreamItem } from "../../io/stream/read.js";
+import type { ObjectRequest } from "../../engine/index.js";
 import { ExitCode, type CliIo, type Command } from "../command.js";
 import { HELP_OPTION, UsageError, type OptionSpec, type ParsedArgs } from "../options.js";
-import { colorWanted, palette, type Palette } from "../render/color.js";
-import { renderDiff } from "../render/diff.js";
-import { toExactJson, toYaml } from "../render/serialize.js";
-import { admit, kyvernoContext, unknownKind, validateAdmission, type Admission, type AdmitOptions, type ObjectRequest, type PolicySet } from "../../engine/index.js";
-import { describeObject, isObject, loadInputs, objectProblem, where } from "../render/session.js";
-import { renderTrace } from "../render/trace.js";
-import { formatVerdict, gatekeeperEvaluation, mutatorInputs, type MutatorInputs } from "./translate.js";
+import { colorWanted, palette } from "../render/color.js";
+import { toYaml } from "../render/serialize.js";
+import { describeObject } from "../render/session.js";
+import { formatVerdict } from "./translate.js";
+import { buildContext, needsOneThread, readPolicySources, sourcesAsData, type EvalOutput, type EvalSettings } from "../eval/context.js";
+import { evaluateChunk, newOutcome, renderResourceDiff, targetChanged, type Outcome } from "../eval/evaluate.js";
+import { MarkdownReport } from "../eval/markdown.js";
+import { WorkerPool } from "../eval/workers.js";
 import { CLUSTER_EXIT, clusterInputs, KUBECONFIG_HELP, KUBECONFIG_OPTIONS, wantsCluster } from "../cluster-inputs.js";
 
 const OPTIONS: readonly OptionSpec[] = [
@@ -59,12 +67,20 @@ const OPTIONS: readonly OptionSpec[] = [
     type: "string",
     placeholder: "<format>",
     description:
-      "yaml: the admitted objects as YAML documents (the default when stdout is not a terminal); diff: a readable diff per resource (the default on a terminal; coloured unless NO_COLOR is set); json: one JSON array of results {source, resource, allowed, stage (admission|validation, when rejected), object, patch, status, ignoredErrors}; patch: one line per resource with its RFC 6902 JSON Patch (null when denied).",
+      "yaml: the admitted objects as YAML documents (the default when stdout is not a terminal); diff: a readable diff per resource (the default on a terminal; coloured unless NO_COLOR is set); json: one JSON array of results {source, resource, allowed, stage (admission|validation, when rejected), object, patch, status, ignoredErrors}; patch: one line per resource with its RFC 6902 JSON Patch (null when denied); markdown: a preview for a pull-request comment (a summary, a table of the objects that changed or were rejected with the policies that changed them, each diff collapsed in <details>).",
   },
   {
     name: "exit-code",
     type: "boolean",
-    description: "Exit 1 when a policy changed an object (a mutation, or a mutateExisting target), as kubectl diff does; 0 when nothing changed. Meant for -o diff; works with every -o.",
+    description: "Exit 1 when a policy changed an object (a mutation, or a mutateExisting target), as kubectl diff does; 0 when nothing changed. Bad input is still 2, a celmap bug 3. Works with every -o (with -o markdown in CI: fail or label the pull request when the policies would change something).",
+  },
+  {
+    name: "jobs",
+    short: "j",
+    type: "string",
+    placeholder: "<n>",
+    description:
+      "Worker threads that admit resources (default: the machine's cores, or 1 when the -r files add up to less than 256 KB). Each loads the policy set once; resources are read as a stream, sent in batches and printed in input order, with memory bounded by the policy set and a window of documents. 1 admits in the main thread. --target-resources (mutateExisting) always runs in one thread.",
   },
   {
     name: "trace",
@@ -95,10 +111,22 @@ const EXIT_HELP = `  0  every request was evaluated and admitted (mutated or not
   1  a policy rejected a request (failurePolicy Fail, or a 404/500/503 the apiserver would answer);
      the apiserver's message is on stderr. With --fail-on-error also: an error was ignored (failurePolicy Ignore).
      With --exit-code also: a policy changed an object (as kubectl diff)
-  2  bad input, nothing evaluated: unreadable file, malformed YAML/JSON, an object without apiVersion/kind,
-     an unknown kind, a policy or binding the apiserver would reject (file#doc: field.path: message, CEL
-     compile errors included), a named param that is not among the inputs, bad options
-  3  internal error in celmap (please report it)`;
+  2  bad input. In -f, --old, --target-resources or the options (unreadable file, malformed YAML/JSON, an
+     object without apiVersion/kind, a policy or binding the apiserver would reject with file#doc:
+     field.path: message, CEL compile errors included, a named param that is not among the inputs):
+     nothing evaluated. In -r (a malformed document, an unknown kind, no --old object): each bad
+     document is named (file#doc, line:column when malformed) where it occurs in the stream, and every
+     other resource, before and after it, is still evaluated and printed
+  3  internal error in celmap (please report it)
+  4  --kubeconfig: the cluster could not be read (unreachable, a list forbidden, a bad kubeconfig)`;
+
+const STREAM_HELP = `  -r files and standard input (-) are read one document at a time and printed in input order as soon as
+  they are admitted: YAML with several documents (---), JSON (.json, one document), JSON Lines (.jsonl,
+  .ndjson; on standard input detected from the first line), List kinds (v1 List, *List) expanded.
+  Well-formed YAML takes a fast parser for the block style manifests use; anything it does not fully
+  understand, and every document that fails, is read by the yaml package, which gives line and column.
+  --jobs spreads admission over worker threads; memory stays bounded by the policy set plus a window of
+  documents, however large the input.`;
 
 const DEFAULTING_HELP = `  kube-apiserver defaults objects when it decodes them, before admission, and again after every mutation;
   celmap does the same: CRD schema defaults (with pruning) from the given CRDs, and the built-in defaulting
@@ -117,7 +145,7 @@ export const evalCommand: Command = {
   summary: "Evaluate MutatingAdmissionPolicies and Kyverno MutatingPolicies on resources offline and print the admitted objects.",
   usage:
     "celmap eval -f <policies, bindings, params, CRDs, namespaces>... -r <resources>... [--operation CREATE|UPDATE] " +
-    "[--old <file>] [--target-resources <files>] [--user <name> --groups a,b] [-o yaml|diff|json|patch] [--trace] [--fail-on-error]",
+    "[--old <file>] [--target-resources <files>] [--user <name> --groups a,b] [-o yaml|diff|json|patch|markdown] [--exit-code] [--jobs N] [--trace] [--fail-on-error]",
   description:
     "Runs each resource through kube-apiserver 1.36's MutatingAdmissionPolicy admission exactly as it would for a " +
     "'kubectl create' (or an update with --old): policy and binding matching, params, matchConditions, variables, " +
@@ -145,19 +173,26 @@ export const evalCommand: Command = {
       explanation: "One RFC 6902 JSON Patch per resource, one per line (for scripts).",
     },
     {
+      command: "celmap eval -f policies/ -r manifests/ -o markdown --exit-code > preview.md",
+      explanation: "A pull-request preview of what the policies would change (exit 1 when anything changes; see the README's CI job).",
+    },
+    {
+      command: "kubectl get pods -A -o json | jq -c '.items[]' | celmap eval -f policies/ -r - -o patch",
+      explanation: "Streams JSON Lines from standard input: one patch per live Pod, in input order, on all cores.",
+    },
+    {
       command: "celmap eval -f policies/ -r pods/ -o json | jq '.[] | select(.allowed == false) | .status.message'",
       explanation: "The rejection messages, as the apiserver would return them.",
     },
   ],
   sections: [
     { title: "Defaulting", body: DEFAULTING_HELP },
+    { title: "Streaming", body: STREAM_HELP },
     { title: "Exit codes", body: EXIT_HELP },
     { title: "Policies from a cluster (--kubeconfig)", body: KUBECONFIG_HELP },
   ],
   run: runEval,
 };
-
-type Output = "yaml" | "diff" | "json" | "patch";
 
 function list(v: string | boolean | readonly string[] | undefined): readonly string[] {
   if (v === undefined || typeof v === "boolean") return [];
@@ -169,27 +204,8 @@ function str(args: ParsedArgs, name: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-function load(paths: readonly string[], errors: string[]): LoadedDocument[] {
-  const r = loadPaths(paths, { numbers: "cel" });
-  for (const e of r.errors) errors.push(`${formatLoadError(e)}${e.excerpt !== undefined ? `\n${e.excerpt.replace(/^/gm, "    ")}` : ""}`);
-  return r.documents;
-}
-
-function identity(o: JsonObject): string {
-  const md = isObject(o.metadata) ? o.metadata : {};
-  const apiVersion = String(o.apiVersion ?? "");
-  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-  return `${group}/${String(o.kind)}/${String(md.namespace ?? "")}/${String(md.name ?? "")}`;
-}
-
-interface Item {
-  readonly source: string;
-  readonly doc: LoadedDocument;
-  readonly object: JsonObject;
-  readonly old?: JsonObject;
-}
-
-async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
+/** The command line as settings (plain data) and paths; usage errors thrown. */
+function parseEvalArgs(args: ParsedArgs): { settings: EvalSettings; fPaths: readonly string[]; rPaths: readonly string[]; oldPaths: readonly string[]; targetPaths: readonly string[]; jobs: number } {
   if (args.positionals.length > 0) {
     throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}: give policy files with -f and resources with -r`);
   }
@@ -197,7 +213,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   const rPaths = list(args.values["resource"]);
   const oldPaths = list(args.values["old"]);
   const targetPaths = list(args.values["target-resources"]);
-  if (fPaths.length === 0 && !wantsCluster(args)) throw new UsageError("missing -f <file|dir> with the policies and bindings");
+  if (fPaths.length === 0) throw new UsageError("missing -f <file|dir> with the policies and bindings");
   if (rPaths.length === 0) throw new UsageError("missing -r <file|dir> with the resources to admit");
   const opText = str(args, "operation") ?? (oldPaths.length > 0 ? "UPDATE" : "CREATE");
   if (opText !== "CREATE" && opText !== "UPDATE") throw new UsageError(`--operation must be CREATE or UPDATE, got ${JSON.stringify(opText)}`);
@@ -205,13 +221,16 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   if (operation === "UPDATE" && oldPaths.length === 0) throw new UsageError("--operation UPDATE needs --old <file|dir> with the existing objects");
   if (operation === "CREATE" && oldPaths.length > 0) throw new UsageError("--old applies to UPDATE requests (drop --operation CREATE)");
   const outText = str(args, "output");
-  const stdoutTTY = process.stdout.isTTY === true;
-  if (outText !== undefined && !["yaml", "diff", "json", "patch"].includes(outText)) {
-    throw new UsageError(`-o must be yaml, diff, json or patch, got ${JSON.stringify(outText)}`);
+  if (outText !== undefined && !OUTPUTS.includes(outText as EvalOutput)) {
+    throw new UsageError(`-o must be yaml, diff, json, patch or markdown, got ${JSON.stringify(outText)}`);
   }
-  const output: Output = (outText as Output | undefined) ?? (stdoutTTY ? "diff" : "yaml");
-  const trace = args.values["trace"] === true;
-  const failOnError = args.values["fail-on-error"] === true;
+  const output: EvalOutput = (outText as EvalOutput | undefined) ?? (process.stdout.isTTY === true ? "diff" : "yaml");
+  const engineText = str(args, "engine") ?? "map";
+  if (engineText !== "map" && engineText !== "gatekeeper") throw new UsageError(`--engine must be map or gatekeeper, got ${JSON.stringify(engineText)}`);
+  const jobsText = str(args, "jobs");
+  // By default, worker threads only for inputs worth their start-up (each loads celmap and the policy set).
+  const jobs = jobsText === undefined ? (smallInput(rPaths) ? 1 : availableParallelism()) : Number(jobsText);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 256) throw new UsageError(`--jobs must be a whole number from 1 to 256, got ${JSON.stringify(jobsText)}`);
   const groupsText = str(args, "groups");
   const user = str(args, "user");
   const spec: ObjectRequest = {
@@ -220,328 +239,161 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
       ? { userInfo: { username: user ?? "", groups: (groupsText ?? "").split(",").map((g) => g.trim()).filter((g) => g !== "") } }
       : {}),
   };
-  const admitOptions: AdmitOptions = { defaulting: args.values["no-defaults"] !== true, validate: args.values["no-validate"] !== true };
-  const outColor = palette(colorWanted(process.stdout.isTTY));
-  const errColor = palette(colorWanted(process.stderr.isTTY));
+  const settings: EvalSettings = {
+    output,
+    trace: args.values["trace"] === true,
+    failOnError: args.values["fail-on-error"] === true,
+    operation,
+    spec,
+    admitOptions: { defaulting: args.values["no-defaults"] !== true, validate: args.values["no-validate"] !== true },
+    engine: engineText,
+    colorOut: colorWanted(process.stdout.isTTY),
+    colorErr: colorWanted(process.stderr.isTTY),
+  };
+  return { settings, fPaths, rPaths, oldPaths, targetPaths, jobs };
+}
 
-  // ---- Inputs (all problems reported together, nothing evaluated when any).
-  const errors: string[] = [];
-  const engineText = str(args, "engine") ?? "map";
-  if (engineText !== "map" && engineText !== "gatekeeper") throw new UsageError(`--engine must be map or gatekeeper, got ${JSON.stringify(engineText)}`);
-  // --engine map: the engine translates Gatekeeper mutators at load; --engine gatekeeper: they run in Gatekeeper's own System.
-  const allF = load(fPaths, errors);
-  const gk: MutatorInputs = engineText === "gatekeeper" ? mutatorInputs(allF, engineText) : { documents: allF, verdicts: [], errors: [], count: 0 };
-  errors.push(...gk.errors);
-  const fDocs = gk.documents;
-  if (engineText === "gatekeeper") {
-    if (gk.count === 0) errors.push(`--engine gatekeeper: no Gatekeeper mutators among the -f inputs`);
-    for (const d of fDocs) if (isObject(d.value) && /MutatingAdmissionPolicy/.test(String(d.value.kind))) errors.push(`${where(d.source)}: --engine gatekeeper runs Gatekeeper mutators only, not ${String(d.value.kind)}`);
-  }
-  const rDocs = load(rPaths, errors);
-  const oldDocs = load(oldPaths, errors);
-  const targetDocs = load(targetPaths, errors);
-  // --kubeconfig: the cluster's policy set with the -f documents laid over it (src/cli/cluster-inputs.ts).
-  const live = wantsCluster(args) ? await clusterInputs(args, fDocs) : undefined;
-  if (live !== undefined && !live.ok) {
-    io.stderr(`${errColor.red("error")}: ${live.error}\n`);
-    return CLUSTER_EXIT;
-  }
-  for (const n of live?.inputs.notes ?? []) io.stderr(`note: ${n}\n`);
-  const built = loadInputs(live?.inputs.documents ?? fDocs, live?.inputs.loadOptions);
-  errors.push(...built.errorLines);
-  const session = built.policySet;
-  const targets: Target[] = [];
-  for (const d of targetDocs) {
-    const p = objectProblem(d);
-    if (p !== undefined) {
-      errors.push(p);
-      continue;
-    }
-    const k = unknownKind(session, d.value as JsonObject);
-    if (k !== undefined) errors.push(`${where(d.source)}: ${k}`);
-    else targets.push({ source: where(d.source), object: d.value as JsonObject, original: d.value as JsonObject, runs: [] });
-  }
-  for (const t of targets) session.kyverno.resources.addObject(t.object as never);
-  const existingPolicies = session.kyverno.policies.filter((p) => p.spec.evaluation?.mutateExisting?.enabled === true);
-  if (targetPaths.length > 0 && existingPolicies.length === 0) errors.push(`--target-resources: no Kyverno MutatingPolicy with evaluation.mutateExisting.enabled among the -f inputs`);
-  const olds = new Map<string, JsonObject>();
-  for (const d of oldDocs) {
-    const p = objectProblem(d);
-    if (p !== undefined) errors.push(p);
-    else olds.set(identity(d.value as JsonObject), d.value as JsonObject);
-  }
-  const items: Item[] = [];
-  for (const d of rDocs) {
-    const p = objectProblem(d);
-    if (p !== undefined) {
-      errors.push(p);
-      continue;
-    }
-    const object = d.value as JsonObject;
-    const k = unknownKind(session, object);
-    if (k !== undefined) {
-      errors.push(`${where(d.source)}: ${k}`);
-      continue;
-    }
-    let old: JsonObject | undefined;
-    if (operation === "UPDATE") {
-      old = olds.get(identity(object));
-      if (old === undefined) {
-        errors.push(`${where(d.source)}: no old object for ${describeObject(object)} in --old (matched by kind, namespace and name)`);
-        continue;
+/** Whether the resources are files (not stdin) adding up to less than SMALL_INPUT bytes. */
+function smallInput(paths: readonly string[]): boolean {
+  let total = 0;
+  try {
+    for (const p of paths) {
+      for (const f of listInputFiles(p, STREAM_EXTENSIONS)) {
+        if (isStdin(f)) return false;
+        total += statSync(f).size;
+        if (total >= SMALL_INPUT) return false;
       }
     }
-    items.push({ source: where(d.source), doc: d, object, ...(old !== undefined ? { old } : {}) });
+  } catch {
+    return true; // reported when read
   }
-  if (rDocs.length === 0 && errors.length === 0) errors.push(`${rPaths.join(", ")}: no resources found (no YAML or JSON documents)`);
+  return true;
+}
+
+const SMALL_INPUT = 256 * 1024;
+
+const OUTPUTS: readonly EvalOutput[] = ["yaml", "diff", "json", "patch", "markdown"];
+
+/** Documents per batch sent to a worker thread, and how many batches each worker may have queued. */
+const BATCH = 64;
+const BATCHES_PER_WORKER = 4;
+
+async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
+  const { settings, fPaths, rPaths, oldPaths, targetPaths, jobs } = parseEvalArgs(args);
+  const errColor = palette(settings.colorErr);
+  const outColor = palette(settings.colorOut);
+
+  // ---- The policy set (all problems reported together, nothing evaluated when any).
+  const readErrors: string[] = [];
+  let sources = readPolicySources({ policies: fPaths, olds: oldPaths, targets: targetPaths }, readErrors);
+  // --kubeconfig: the cluster's policy set with the -f documents laid over it (src/cli/cluster-inputs.ts).
+  if (wantsCluster(args)) {
+    const live = await clusterInputs(args, sources.policies.map((d) => ({ value: d.value, source: d.source, locate: d.locate ?? (() => undefined) })));
+    if (!live.ok) {
+      io.stderr(`${errColor.red("error")}: ${live.error}\n`);
+      return CLUSTER_EXIT;
+    }
+    for (const n of live.inputs.notes) io.stderr(`note: ${n}\n`);
+    sources = { ...sources, policies: live.inputs.documents, loadOptions: live.inputs.loadOptions };
+  }
+  const built = buildContext(settings, sources);
+  const errors = [...readErrors, ...built.errors];
   if (errors.length > 0) {
     for (const e of errors) io.stderr(`${errColor.red("error")}: ${e}\n`);
     io.stderr(`celmap eval: ${errors.length} input error${errors.length === 1 ? "" : "s"}; nothing evaluated\n`);
     // By the engine's error kind: a celmap bug (e.g. a translation that does not validate) is exit 3, bad input 2.
-    return built.errors.some((e) => e.kind === "internal") ? ExitCode.internal : ExitCode.usage;
+    return built.internal ? ExitCode.internal : ExitCode.usage;
   }
+  const ctx = built.context;
   for (const w of built.warnings) io.stderr(`${errColor.yellow("warning")}: ${w}\n`);
-  for (const c of gk.conflicts ?? []) io.stderr(`${errColor.yellow("warning")}: ${c}\n`);
-  for (const v of [...gk.verdicts, ...session.gatekeeper.verdicts]) if (trace || v.verdict === "refused") io.stderr(`${v.verdict === "refused" ? `${errColor.yellow("warning")}: not evaluated: ` : "translate: "}${formatVerdict(v, errColor)}`);
+  for (const v of [...ctx.gk.verdicts, ...ctx.session.gatekeeper.verdicts]) if (settings.trace || v.verdict === "refused") io.stderr(`${v.verdict === "refused" ? `${errColor.yellow("warning")}: not evaluated: ` : "translate: "}${formatVerdict(v, errColor)}`);
 
-  // ---- Evaluation.
-  const progress = process.stderr.isTTY === true && items.length >= 200 && !trace;
-  let lastProgress = Date.now();
-  let denied = 0;
-  let ignored = 0;
-  let changed = 0;
-  const jsonResults: unknown[] = [];
+  // ---- The resources, streamed: read, admitted (on worker threads with --jobs > 1) and written in input order.
+  const threads = needsOneThread(ctx, sources) ? 1 : jobs;
+  const pool = threads > 1 ? new WorkerPool(threads, { settings, sources: sourcesAsData(sources) }) : undefined;
+  const progress = process.stderr.isTTY === true && !settings.trace;
+  const totals = newOutcome();
+  const markdown = settings.output === "markdown" ? new MarkdownReport() : undefined;
   let firstYaml = true;
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
-    const reqSpec: ObjectRequest = { ...spec, object: item.object, ...(item.old !== undefined ? { oldObject: item.old } : {}) };
-    const ev: Admission =
-      gk.system === undefined
-        ? admit(session, reqSpec, admitOptions)
-        : validated(session, gatekeeperEvaluation(gk.system, admit({ ...session, policies: [], bindings: [] }, reqSpec, { ...admitOptions, validate: false }), session.namespaces, spec.userInfo?.username), admitOptions);
+  let jsonItems = 0;
+  let lastProgress = Date.now();
+  const emit = (o: Outcome | StreamFailure): void => {
+    if ("error" in o) {
+      totals.inputErrors++;
+      io.stderr(`${errColor.red("error")}: ${formatLoadError(o.error)}\n`);
+      return;
+    }
+    for (const w of o.writes) {
+      if (w.fd === "err") io.stderr(w.text);
+      else if (w.fd === "out") io.stdout(w.text);
+      else {
+        io.stdout(`${firstYaml ? "" : "---\n"}${w.text}`);
+        firstYaml = false;
+      }
+    }
+    for (const j of o.json) io.stdout(`${jsonItems++ === 0 ? "[\n  " : ",\n  "}${j}`);
+    for (const r of o.rows) markdown!.add(r);
+    totals.resources += o.resources;
+    totals.changed += o.changed;
+    totals.denied += o.denied;
+    totals.ignored += o.ignored;
+    totals.inputErrors += o.inputErrors;
+    totals.internal += o.internal;
     if (progress && Date.now() - lastProgress > 200) {
       lastProgress = Date.now();
-      io.stderr(`\rcelmap eval: ${i + 1}/${items.length} resources`);
+      io.stderr(`\rcelmap eval: ${totals.resources} resources`);
     }
-    if (!ev.ok) {
-      // Cannot happen after the checks above; reported as bad input all the same.
-      io.stderr(`${errColor.red("error")}: ${item.source}: ${ev.error.message}\n`);
-      return ExitCode.usage;
-    }
-    const r = ev.result;
-    const input = ev.input!;
-    const label = describeObject(input);
-    // The stage that rejected the request (the engine's): admission (a policy, or a status admission answered) or validation (422 before storage).
-    const rejectedBy = !r.allowed ? "admission" : ev.stage;
-    const validationStatus = ev.validation !== undefined && !ev.validation.ok ? ev.validation.status : undefined;
-    const allowed = rejectedBy === undefined;
-    if (trace) {
-      const u = spec.userInfo;
-      const userText = u !== undefined ? `${u.username ?? ""}${(u.groups ?? []).length > 0 ? ` [${(u.groups ?? []).join(", ")}]` : ""}` : "";
-      io.stderr(renderTrace({ source: item.source, resource: label, operation, user: userText }, r, errColor));
-      if (ev.validation !== undefined) {
-        io.stderr(
-          ev.validation.ok
-            ? `  validation: ${ev.validation.unchecked !== undefined ? errColor.dim(`not checked (${ev.validation.unchecked})`) : errColor.green("valid")} — the object the apiserver would store\n`
-            : `  validation: ${errColor.red("rejected")} (${ev.validation.status.code} ${ev.validation.status.reason}) — the apiserver would not store the admitted object\n${ev.validation.status.details.causes.map((c) => `    ${c.field}: ${c.message}\n`).join("")}`,
-        );
-      }
-      for (const n of ev.bareNamespaces) {
-        io.stderr(`  note: namespace ${JSON.stringify(n)} was not given with -f: seen as a bare Namespace (only the kubernetes.io/metadata.name label, finalizer kubernetes, phase Active)\n`);
-      }
-      io.stderr("\n");
-    }
-    // A namespaceSelector that did not select the request only because its namespace was not given
-    // (seen bare, with its name label alone) changes the outcome: said without --trace.
-    if (!trace && ev.bareNamespaces.length > 0) {
-      for (const e of r.trace.passes[0]?.selection ?? []) {
-        if (e.ok || !e.reason.startsWith("namespaceSelector")) continue;
-        const who = e.binding !== undefined ? `policy ${e.policy}, binding ${e.binding}` : `policy ${e.policy}`;
-        io.stderr(
-          `${errColor.yellow("warning")}: ${item.source} (${label}): ${who}: ${e.reason}; namespace ${ev.bareNamespaces.map((n) => JSON.stringify(n)).join(", ")} was not given with -f, so it is seen bare, with only its kubernetes.io/metadata.name label (give the Namespace with -f)\n`,
-        );
-      }
-    }
-    const existing = allowed && existingPolicies.length > 0 ? runMutateExisting(session, existingPolicies, ev, targets, spec, admitOptions) : [];
-    if (trace && existing.length > 0) {
-      io.stderr(renderExistingTrace(item.source, existing, errColor));
-    }
-    for (const x of existing) for (const e of x.errors) {
-      ignored++;
-      io.stderr(`${errColor.yellow(failOnError ? "error" : "warning")}: ${item.source} (${label}): mutateExisting ${x.policy}: ${e}\n`);
-    }
-    for (const e of r.ignoredErrors) {
-      ignored++;
-      io.stderr(`${errColor.yellow(failOnError ? "error" : "warning")}: ${item.source} (${label}): ignored by failurePolicy Ignore: ${e}\n`);
-    }
-    if (!r.allowed) {
-      denied++;
-      const s = r.status!;
-      io.stderr(`${errColor.red("denied")}: ${item.source} (${label}): Error from server (${s.reason}): ${s.message}\n`);
-      for (const c of (s.causes ?? []).slice(1)) io.stderr(`  also: ${c.message}\n`);
-    } else if (validationStatus !== undefined) {
-      denied++;
-      io.stderr(`${errColor.red("invalid")}: ${item.source} (${label}): admitted, then rejected by validation: Error from server (${validationStatus.reason}): ${validationStatus.message}\n`);
-    } else if (r.patch.length > 0) changed++;
-    switch (output) {
-      case "yaml":
-        if (allowed && r.object !== null) {
-          io.stdout(`${firstYaml ? "" : "---\n"}${toYaml(r.object)}`);
-          firstYaml = false;
-        }
-        break;
-      case "patch":
-        io.stdout(`${allowed ? toExactJson(r.patch) : "null"}\n`);
-        break;
-      case "diff":
-        io.stdout(renderResourceDiff(item.source, label, input, allowed ? r.object : null, outColor, rejectedBy));
-        break;
-      case "json":
-        jsonResults.push({
-          source: item.source,
-          resource: { apiVersion: input.apiVersion, kind: input.kind, namespace: ev.request.namespace, name: ev.request.name },
-          operation,
-          allowed,
-          ...(rejectedBy !== undefined ? { stage: rejectedBy } : {}),
-          object: allowed ? r.object : null,
-          patch: r.patch,
-          ...(r.status !== undefined ? { status: r.status } : validationStatus !== undefined ? { status: validationStatus } : {}),
-          ignoredErrors: r.ignoredErrors,
-          reinvoked: r.reinvoked,
-          ...(existing.length > 0 ? { mutateExisting: existing.map(existingJson) } : {}),
-          ...(trace ? { trace: r.trace } : {}),
-        });
-        break;
-    }
+  };
+  try {
+    await orderedMap(
+      readChunks(rPaths),
+      async (items) => {
+        const chunks = items.filter((i): i is { chunk: Chunk } => "chunk" in i).map((i) => i.chunk);
+        const outcomes = pool !== undefined && chunks.length > 0 ? await pool.run(chunks) : chunks.map((c) => evaluateChunk(ctx, c));
+        let k = 0;
+        return items.map((i) => ("chunk" in i ? outcomes[k++]! : i));
+      },
+      emit,
+      { batch: pool !== undefined ? BATCH : 1, window: pool !== undefined ? BATCH * BATCHES_PER_WORKER * threads : 1 },
+    );
+  } finally {
+    await pool?.close();
   }
-  if (progress) io.stderr("\r\u001b[K");
+  if (progress && totals.resources > 0) io.stderr("\r\u001b[K");
+
   // mutateExisting targets: their final state after every trigger, after the triggers.
-  const mutatedTargets = targets.filter((t) => t.runs.length > 0 && jsonDiff(t.original, t.object).length > 0);
+  const mutatedTargets = ctx.targets.filter(targetChanged);
   for (const t of mutatedTargets) {
     const label = `${describeObject(t.object)} (target of ${[...new Set(t.runs)].join(", ")})`;
-    if (output === "yaml") {
+    if (settings.output === "yaml") {
       io.stdout(`${firstYaml ? "" : "---\n"}# mutateExisting target ${t.source}: ${[...new Set(t.runs)].join(", ")}\n${toYaml(t.object)}`);
       firstYaml = false;
-    } else if (output === "diff") io.stdout(renderResourceDiff(t.source, label, t.original, t.object, outColor));
+    } else if (settings.output === "diff") io.stdout(renderResourceDiff(t.source, label, t.original, t.object, outColor));
   }
-  if (output === "json") io.stdout(`${toExactJson(jsonResults, 2)}\n`);
-  if (output === "diff") {
+  if (settings.output === "json") io.stdout(jsonItems === 0 ? "[]\n" : "\n]\n");
+  if (markdown !== undefined) io.stdout(markdown.render({ inputErrors: totals.inputErrors, ignored: totals.ignored }));
+  const { resources: n, changed, denied, ignored } = totals;
+  if (settings.output === "diff") {
     io.stdout(
       outColor.dim(
-        `${items.length} resource${items.length === 1 ? "" : "s"}: ${changed} mutated, ${items.length - changed - denied} unchanged, ${denied} denied` +
-          `${targets.length > 0 ? `; ${mutatedTargets.length} of ${targets.length} target resource${targets.length === 1 ? "" : "s"} mutated` : ""}` +
+        `${n} resource${n === 1 ? "" : "s"}: ${changed} mutated, ${n - changed - denied} unchanged, ${denied} denied` +
+          `${ctx.targets.length > 0 ? `; ${mutatedTargets.length} of ${ctx.targets.length} target resource${ctx.targets.length === 1 ? "" : "s"} mutated` : ""}` +
           `${ignored > 0 ? `, ${ignored} ignored error${ignored === 1 ? "" : "s"}` : ""} (-o yaml for the objects)`,
       ) + "\n",
     );
   }
+  if (totals.inputErrors > 0) {
+    io.stderr(`celmap eval: ${totals.inputErrors} input error${totals.inputErrors === 1 ? "" : "s"} among the resources (each named above); the other ${n} resource${n === 1 ? " was" : "s were"} evaluated\n`);
+    return ExitCode.usage;
+  }
+  if (n === 0) {
+    io.stderr(`${errColor.red("error")}: ${rPaths.join(", ")}: no resources found (no YAML or JSON documents)\ncelmap eval: 1 input error; nothing evaluated\n`);
+    return ExitCode.usage;
+  }
   if (denied > 0) return 1;
-  if (failOnError && ignored > 0) return 1;
+  if (settings.failOnError && ignored > 0) return 1;
   if (args.values["exit-code"] === true && (changed > 0 || mutatedTargets.length > 0)) return 1;
   return ExitCode.ok;
 }
 
-/** With validation on, the validation of the object Gatekeeper's mutators produced (not of the one before them). */
-function validated(session: PolicySet, ev: Admission, options: AdmitOptions): Admission {
-  return options.validate === true ? validateAdmission(session, ev) : ev;
-}
-
-function renderResourceDiff(source: string, label: string, before: JsonObject, after: JsonObject | null, p: Palette, rejectedBy?: "admission" | "validation"): string {
-  const head = `${p.bold(label)} ${p.dim(`(${source})`)}`;
-  if (after === null) return `${head}: ${p.red(rejectedBy === "validation" ? "invalid (rejected by validation)" : "denied")}\n\n`;
-  const d = renderDiff(toYaml(before), toYaml(after), p);
-  if (d === "") return `${head}: ${p.dim("unchanged")}\n\n`;
-  return `${head}:\n${d}\n`;
-}
-
-// ---------------------------------------------------------------------------
-// mutateExisting (Kyverno): -r resources are triggers, --target-resources the existing objects.
-
-interface Target {
-  readonly source: string;
-  /** The target as it stands (after the triggers so far). */
-  object: JsonObject;
-  readonly original: JsonObject;
-  /** `policy (trigger source)` for each run that mutated it. */
-  readonly runs: string[];
-}
-
-interface ExistingRun {
-  readonly policy: string;
-  /** Why the trigger did not fire the policy, when it did not. */
-  readonly notFired?: string;
-  readonly targets: readonly { readonly target: Target; readonly outcome: KyvernoOutcome; readonly patch: readonly PatchOperation[] }[];
-  readonly errors: readonly string[];
-}
-
-/**
- * Each mutateExisting policy on one admitted trigger (src/kyverno `mutateExisting`, as
- * `celmap test` runs targetResources): the trigger request carries the admitted object (Kyverno's
- * background controller re-reads the live trigger); each target is evaluated with an UPDATE request
- * for it and, when the policy mutated it, updated in place so later triggers see the new state.
- */
-function runMutateExisting(session: PolicySet, policies: readonly MutatingPolicy[], ev: Extract<Admission, { ok: true }>, targets: Target[], spec: ObjectRequest, options: AdmitOptions): ExistingRun[] {
-  const ctx = kyvernoContext(session, options);
-  const userInfo = spec.userInfo !== undefined ? { userInfo: spec.userInfo } : {};
-  const out: ExistingRun[] = [];
-  for (const p of policies) {
-    const byObject = new Map(targets.map((t) => [t.object, t]));
-    const r = mutateExisting(p, { request: { ...ev.request, object: ev.result.object }, object: ev.result.object }, targets.map((t) => t.object), ctx, (target) => {
-      const req = newAdmissionRequest({ operation: "UPDATE", object: target, oldObject: target, ...userInfo }, session.catalog);
-      return req.ok ? req.request : undefined;
-    });
-    if (!r.fired) {
-      if (!/^nomatch/.test(r.reason)) out.push({ policy: p.metadata.name, notFired: r.reason, targets: [], errors: [] });
-      continue;
-    }
-    const runs: ExistingRun["targets"][number][] = [];
-    for (const t of r.targets) {
-      const target = byObject.get(t.target)!;
-      const before = target.object;
-      const after = t.outcome.result === "pass" && t.outcome.object !== null ? t.outcome.object : before;
-      const patch = jsonDiff(before, after);
-      if (patch.length > 0) {
-        target.object = after;
-        target.runs.push(`${p.metadata.name} (trigger ${describeObject(ev.input!)})`);
-      }
-      runs.push({ target, outcome: t.outcome, patch });
-    }
-    out.push({ policy: p.metadata.name, targets: runs, errors: r.errors });
-  }
-  return out;
-}
-
-function renderExistingTrace(source: string, runs: readonly ExistingRun[], p: Palette): string {
-  const lines = [p.bold(`${source}: mutateExisting (Kyverno background controller)`)];
-  for (const r of runs) {
-    if (r.notFired !== undefined) {
-      lines.push(`  policy ${r.policy}: not triggered — ${r.notFired}`);
-      continue;
-    }
-    lines.push(`  policy ${r.policy}: triggered, ${r.targets.length} target${r.targets.length === 1 ? "" : "s"} selected${r.targets.length === 0 ? " (give the existing resources with --target-resources)" : ""}`);
-    for (const t of r.targets) {
-      const o = t.outcome;
-      const what = o.result === "pass" ? (t.patch.length > 0 ? p.green("mutated") : "no change") : o.result === "error" ? p.red(`error — ${o.message ?? ""}`) : p.yellow(`${o.result} — ${o.message ?? ""}`);
-      lines.push(`    target ${describeObject(t.target.original)} (${t.target.source}): ${what}`);
-      for (const d of t.patch) lines.push(`      ${p.dim(describePatchOp(d))}`);
-    }
-    for (const e of r.errors) lines.push(`    ${p.red("error")}: ${e}`);
-  }
-  return `${lines.join("\n")}\n\n`;
-}
-
-function existingJson(r: ExistingRun): unknown {
-  return {
-    policy: r.policy,
-    triggered: r.notFired === undefined,
-    ...(r.notFired !== undefined ? { reason: r.notFired } : {}),
-    targets: r.targets.map((t) => ({
-      source: t.target.source,
-      resource: { apiVersion: t.target.original.apiVersion, kind: t.target.original.kind, namespace: (t.target.original.metadata as JsonObject | undefined)?.namespace ?? "", name: (t.target.original.metadata as JsonObject | undefined)?.name ?? "" },
-      result: t.outcome.result,
-      ...(t.outcome.message !== undefined ? { message: t.outcome.message } : {}),
-      object: t.outcome.object,
-      patch: t.patch,
-    })),
-    errors: r.errors,
-  };
-}
+type StreamFailure = Extract<StreamItem, { error: unknown }>;

@@ -6,10 +6,11 @@
  * something else (`yes`, `on`, `0755`, `1.0`, dates) are quoted.
  */
 import { stringify } from "yaml";
+import { fastToYaml } from "./fast-yaml-out.js";
 
 /** One YAML document (no leading `---`), ending with a newline. */
 export function toYaml(value: unknown): string {
-  return stringify(value, { version: "1.1", lineWidth: 0 });
+  return fastToYaml(value) ?? stringify(value, { version: "1.1", lineWidth: 0 });
 }
 
 /** Several YAML documents separated by `---`. */
