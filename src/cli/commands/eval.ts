@@ -213,7 +213,7 @@ function parseEvalArgs(args: ParsedArgs): { settings: EvalSettings; fPaths: read
   const rPaths = list(args.values["resource"]);
   const oldPaths = list(args.values["old"]);
   const targetPaths = list(args.values["target-resources"]);
-  if (fPaths.length === 0) throw new UsageError("missing -f <file|dir> with the policies and bindings");
+  if (fPaths.length === 0 && !wantsCluster(args)) throw new UsageError("missing -f <file|dir> with the policies and bindings");
   if (rPaths.length === 0) throw new UsageError("missing -r <file|dir> with the resources to admit");
   const opText = str(args, "operation") ?? (oldPaths.length > 0 ? "UPDATE" : "CREATE");
   if (opText !== "CREATE" && opText !== "UPDATE") throw new UsageError(`--operation must be CREATE or UPDATE, got ${JSON.stringify(opText)}`);
