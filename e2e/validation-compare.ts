@@ -116,8 +116,4 @@ export function differences(c: RecordedCase): string[] {
 export const KNOWN_DIFFERENCES: Readonly<Record<string, string>> = {
   "apival/Pod/update/port-changed":
     "ValidatePodUpdate (pkg/apis/core/validation/validation.go) appends a go-cmp diff of the internal PodSpec to the message; celmap gives the sentence without the diff",
-  "apival/Gadget/equivalent/v2-only-field-too-long":
-    "celmap prunes (by the policy's version v1) after each mutation; the apiserver only defaults after a mutation (unstructuredDefaulter, apiextensions-apiserver pkg/apiserver/customresource_handler.go:1240) and prunes when decoding, so it validates the v2-only field (maxLength) before storage",
-  "apival/Gadget/equivalent/seen-null-dropped":
-    "celmap drops a null of a non-nullable field after each mutation; the apiserver drops them only when decoding (PruneNonNullableNullsWithoutDefaults, customresource_handler.go:1439) and rejects a null a policy wrote (type error)",
 };

@@ -18,8 +18,8 @@
  *    - ApplyConfiguration: `type mismatch: …` name check, then server-side apply (ssa/);
  *    - JSONPatch: RFC 6902 with json-patch v4 semantics (patch/); a failing `test` leaves the
  *      object unchanged without error; a built-in kind is then strictly decoded, whose failures
- *      are 500s that abort the request (typed-decode.ts); custom resources are pruned of unknown
- *      fields (what the apiserver's CR decoding does; no error);
+ *      are 500s that abort the request (typed-decode.ts); custom resources are decoded as they
+ *      are (unstructured; the storage encoding prunes them later: src/engine);
  *    - then the defaulter, if any. A policy error (compile error, CEL error, budget, patch error)
  *      is recorded and the next mutation of the same invocation still runs.
  * 4. If the object changed, reinvocation bookkeeping.
@@ -49,7 +49,7 @@ import { applyJsonPatch } from "./patch/json-patch.js";
 import { invocationKey, type ReinvocationState } from "./reinvocation.js";
 import { applyConfiguration } from "./ssa/apply.js";
 import type { InvocationTrace, MatchConditionTrace, MutationErrorKind, MutationTrace } from "./trace.js";
-import { normalizeTyped, pruneUnknownFields, strictTypedDecode } from "./typed-decode.js";
+import { normalizeTyped, strictTypedDecode } from "./typed-decode.js";
 import { costedVariables } from "./variables.js";
 import type { LazyVariables } from "./environment.js";
 import type { CompilablePolicy } from "./compile.js";
@@ -346,7 +346,7 @@ function patchOne(
   // No operations on an object already in typed form (strictly decoded and normalised earlier in
   // this request): the round trip would give the object back, so it is skipped.
   if (ops.length === 0 && (!typed || (memo.decoded.get(object) === schema && memo.normalized.get(object) === schema))) {
-    return { ok: true, object: typed ? object : pruneUnknownFields(object, schema, schemas), cost: r.cost };
+    return { ok: true, object, cost: r.cost };
   }
   // Built-ins are serialized from their Go struct: metadata (with `creationTimestamp: null`), spec
   // and status are non-pointer structs, always present (map.md §4.3).
@@ -368,7 +368,11 @@ function patchOne(
     memo.decoded.set(out, schema);
     return { ok: true, object: out, cost: r.cost };
   }
-  return { ok: true, object: pruneUnknownFields(doc, schema, schemas), cost: r.cost };
+  // A custom resource is decoded as plain JSON (unstructured: no schema, no pruning). Fields its
+  // schema does not declare stay until storage encodes it (the engine prunes the stored object),
+  // so validation before storage still sees them (a field of another version of the CRD, matched
+  // through matchPolicy Equivalent, is validated by that version's schema).
+  return { ok: true, object: doc, cost: r.cost };
 }
 
 /**

@@ -3,9 +3,9 @@
  * mutating webhook (`kyvernoWebhookStage`), exactly as `evaluate` (src/admission) runs them, then,
  * with `validate`, the apiserver's validation before storage (src/validation).
  */
-import { evaluate, gvkOfObject, newAdmissionRequest, type AdmissionRequest, type Defaulter, type GroupVersionKind, type JsonObject } from "../admission/index.js";
+import { evaluate, gvkOfObject, jsonDiff, newAdmissionRequest, type AdmissionRequest, type Defaulter, type EvaluateResult, type GroupVersionKind, type JsonObject } from "../admission/index.js";
 import { kyvernoWebhookStage, type KyvernoContext } from "../kyverno/index.js";
-import { validateStored } from "../validation/index.js";
+import { coerceObject, storedObject, validateStored } from "../validation/index.js";
 import { namespaceLookup } from "./namespace.js";
 import type { Admission, AdmitOptions, AdmitRequest, EngineError, ObjectRequest, PolicySet } from "./types.js";
 
@@ -67,7 +67,8 @@ function admissionRequest(set: PolicySet, req: AdmitRequest, defaulter: Defaulte
   const prepare = (o: JsonObject | null): JsonObject | null => {
     if (o === null) return null;
     const placed = withNamespace(o, ns, gvk);
-    return defaulter !== undefined ? defaulter(placed, gvk) : placed;
+    // Decoding a custom resource also prunes it (coerceObject); the defaulter after a mutation does not.
+    return defaulter !== undefined ? defaulter(coerceObject(placed, set.validation), gvk) : placed;
   };
   return { ok: true, request: { ...first.request, object: prepare(first.request.object), oldObject: prepare(first.request.oldObject) } };
 }
@@ -93,7 +94,9 @@ export function admit(set: PolicySet, req: AdmitRequest, options: AdmitOptions =
   const bare: string[] = [];
   const namespaces = namespaceLookup(set.namespaces, bare);
   // Kyverno MutatingPolicies run as Kyverno's mutating webhook after the MAP plugin (the stage keeps per-request state: one per request).
-  const webhooks = set.kyverno.policies.length > 0 ? [kyvernoWebhookStage(set.kyverno.policies, kyvernoContext(set, options, bare, defaulter))] : [];
+  // The apiserver decodes a webhook's patched object with the resource's codec: a custom resource is pruned again.
+  const webhookDefaulter: Defaulter | undefined = defaulter !== undefined ? (o, gvk) => defaulter(coerceObject(o, set.validation), gvk) : undefined;
+  const webhooks = set.kyverno.policies.length > 0 ? [kyvernoWebhookStage(set.kyverno.policies, kyvernoContext(set, options, bare, webhookDefaulter))] : [];
   const result = evaluate(request, {
     webhooks,
     policies: set.policies,
@@ -112,10 +115,24 @@ export function admit(set: PolicySet, req: AdmitRequest, options: AdmitOptions =
       converter: set.converter,
     },
   });
-  const base = { ok: true as const, input: request.object, request, result, bareNamespaces: bare };
+  const base = { ok: true as const, input: request.object, request, result: stored(set, request, result, defaulter !== undefined), bareNamespaces: bare };
   if (!result.allowed) return { ...base, stage: "admission" };
   if (options.validate !== true || result.object === null) return base;
-  // The object after the last mutation is defaulted already (the defaulter runs after each mutation), as the apiserver stores it.
+  // The object after the last mutation is defaulted already (the defaulter runs after each mutation);
+  // the apiserver validates it before the storage encoding prunes it (a field the schema does not
+  // declare, or a null a policy wrote into a non-nullable field, is still there to be judged).
   const validation = validateStored(result.object, request.oldObject, set.validation);
   return { ...base, validation, ...(validation.ok ? {} : { stage: "validation" as const }) };
+}
+
+/**
+ * The result with the object as storage gives it back: a custom resource pruned as the storage
+ * codec does at its storage version and again at the request's (`storedObject`), the patch
+ * recomputed from the request's object. With defaulting off, as it came.
+ */
+function stored(set: PolicySet, request: AdmissionRequest, result: EvaluateResult, defaulting: boolean): EvaluateResult {
+  if (!defaulting || !result.allowed || result.object === null) return result;
+  const object = storedObject(result.object, set.validation);
+  if (object === result.object) return result;
+  return { ...result, object, patch: request.object !== null ? jsonDiff(request.object, object) : [] };
 }

@@ -5,9 +5,11 @@
  * What is validated and what is not: docs/validation.md.
  */
 export {
+  coerceObject,
   crdConverter,
   defaultObject,
   requestDefaulter,
+  storedObject,
   gvkOf,
   invalidStatus,
   validateStored,

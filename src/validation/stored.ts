@@ -18,7 +18,7 @@ import type { ConversionResult, Converter } from "../admission/dispatch.js";
 import { DefaultMemo, defaultBuiltin } from "./defaults.js";
 import { kindValidation, validateBuiltin } from "./builtin/kinds.js";
 import { validateObjectMetaGeneric, validateObjectMetaUpdate } from "./builtin/meta.js";
-import { crdInfo, defaultCustomResource, validateCustomResource, type CrdInfo } from "./crd/crd.js";
+import { coerceCustomResource, crdInfo, defaultCustomResource, storeCustomResource, validateCustomResource, type CrdInfo } from "./crd/crd.js";
 
 export interface GroupVersionKind {
   readonly group: string;
@@ -56,10 +56,10 @@ export function gvkOf(o: JsonObject): GroupVersionKind {
  * that shares every subtree defaulting did not change (the input is never modified). `memo`
  * (from {@link requestDefaulter}) remembers what one request's defaulter has already defaulted.
  */
-export function defaultObject(object: JsonObject, context: ValidationContext, memo?: DefaultMemo): JsonObject {
+export function defaultObject(object: JsonObject, context: ValidationContext, memo?: DefaultMemo, mode: "decode" | "mutation" = "decode"): JsonObject {
   const gvk = gvkOf(object);
   const crd = context.crds.get(`${gvk.group}/${gvk.kind}`);
-  const out = crd !== undefined ? defaultCustomResource(crd, object) : defaultBuiltin(object, gvk, memo);
+  const out = crd !== undefined ? defaultCustomResource(crd, object, mode) : defaultBuiltin(object, gvk, memo);
   // Nothing to default: the same object, so that what the pipeline shares or caches by identity
   // (unchanged subtrees, converted CEL values) survives the defaulter that runs after every mutation.
   return out !== object && deepEqual(out, object) ? object : out;
@@ -73,7 +73,30 @@ export function defaultObject(object: JsonObject, context: ValidationContext, me
  */
 export function requestDefaulter(context: ValidationContext): (object: JsonObject) => JsonObject {
   const memo = new DefaultMemo();
-  return (object) => defaultObject(object, context, memo);
+  // After a mutation: a custom resource is defaulted, not pruned (see coerceObject).
+  return (object) => defaultObject(object, context, memo, "mutation");
+}
+
+/** The object as storage gives it back (a custom resource: `storeCustomResource`); others as they are. */
+export function storedObject(object: JsonObject, context: ValidationContext): JsonObject {
+  const gvk = gvkOf(object);
+  const crd = context.crds.get(`${gvk.group}/${gvk.kind}`);
+  if (crd === undefined) return object;
+  const out = storeCustomResource(crd, object);
+  return deepEqual(out, object) ? object : out;
+}
+
+/**
+ * What the apiserver's decoding does to a custom resource beyond defaulting (unknown fields pruned,
+ * nulls of non-nullable fields dropped: `coerceCustomResource`): on a request body, on a webhook's
+ * patched object and when the object is encoded for storage. Other objects are returned as they are.
+ */
+export function coerceObject(object: JsonObject, context: ValidationContext): JsonObject {
+  const gvk = gvkOf(object);
+  const crd = context.crds.get(`${gvk.group}/${gvk.kind}`);
+  if (crd === undefined) return object;
+  const out = coerceCustomResource(crd, object);
+  return deepEqual(out, object) ? object : out;
 }
 
 export interface StatusCause {

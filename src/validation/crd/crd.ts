@@ -100,14 +100,46 @@ function dropNulls(v: JsonValue, s: JsonObject): JsonValue {
   return v;
 }
 
-/** The custom resource as the apiserver stores it: pruned, nulls dropped, defaulted. */
-export function defaultCustomResource(info: CrdInfo, obj: JsonObject): JsonObject {
+/**
+ * What the apiserver's custom resource codec does to an object it decodes or converts
+ * (`unstructuredSchemaCoercer.apply`, apiextensions-apiserver v0.36
+ * pkg/apiserver/customresource_handler.go:1406-1439): unknown fields pruned, nulls of non-nullable
+ * fields without a default dropped. It runs when a request body is decoded, when a webhook's
+ * patched object is decoded, and when the object is encoded for storage; not after a MAP mutation.
+ */
+export function coerceCustomResource(info: CrdInfo, obj: JsonObject): JsonObject {
   const version = versionOf(info, obj.apiVersion);
   if (version?.schema === undefined) return obj;
-  let out = prune(obj, version.schema, true) as JsonObject;
-  out = dropNulls(out, version.schema) as JsonObject;
-  out = applyDefaults(out, version.schema) as JsonObject;
-  return out;
+  return dropNulls(prune(obj, version.schema, true), version.schema) as JsonObject;
+}
+
+/**
+ * The custom resource as storage gives it back: encoded at the CRD's storage version (converted,
+ * with the None strategy only its apiVersion changes, and coerced by that version's schema) and
+ * decoded again at the request's version (coerced by its schema). A field only the request's
+ * version declares is gone when the storage version does not declare it. Dry-run requests take the
+ * same round trip (the dry-run storage copies the object through the codec).
+ */
+export function storeCustomResource(info: CrdInfo, obj: JsonObject): JsonObject {
+  const own = versionOf(info, obj.apiVersion);
+  const storage = info.versions.find((v) => v.storage) ?? own;
+  let out: JsonValue = obj;
+  if (storage !== undefined && storage !== own && storage.schema !== undefined) out = dropNulls(prune(out, storage.schema, true), storage.schema);
+  if (own?.schema !== undefined) out = dropNulls(prune(out, own.schema, true), own.schema);
+  return out as JsonObject;
+}
+
+/**
+ * The custom resource after defaulting. `decode` (a request body decoded): coerced
+ * ({@link coerceCustomResource}) then defaulted; `mutation` (after a MAP mutation, the
+ * `unstructuredDefaulter` of customresource_handler.go:1240): defaulted only, so a field the schema
+ * does not declare or a null a policy wrote is still there for validation to see.
+ */
+export function defaultCustomResource(info: CrdInfo, obj: JsonObject, mode: "decode" | "mutation" = "decode"): JsonObject {
+  const version = versionOf(info, obj.apiVersion);
+  if (version?.schema === undefined) return obj;
+  const coerced = mode === "decode" ? coerceCustomResource(info, obj) : structuredClone(obj);
+  return applyDefaults(coerced, version.schema) as JsonObject;
 }
 
 // ---------------------------------------------------------------------------------------------
