@@ -21,6 +21,8 @@ export interface GkAnswer {
   readonly mutated?: boolean;
   readonly object?: unknown;
   readonly conflicts?: readonly string[];
+  /** The translation: the differences from Gatekeeper the translator stated (verdict `difference`), if any. */
+  readonly stated?: readonly string[];
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -67,10 +69,12 @@ export function celmapTranslatedAnswer(req: GkRequest): GkAnswer {
     if (refused.length > 0) {
       return { ok: false, stage: "untranslatable", error: refused.map((v) => `${v.mutator}: ${v.reasons.map((x) => `${x.path}: ${x.message}`).join("; ")}`).join("; ") };
     }
+    const stated = policySet.gatekeeper.verdicts.filter((v) => v.verdict === "difference").flatMap((v) => v.reasons.map((x) => `${v.mutator}: ${x.path}: ${x.message}`));
+    const also = stated.length > 0 ? { stated } : {};
     const a = admit(policySet, { operation: req.operation, object: clone(req.object) as never }, { defaulting: false });
-    if (!a.ok) return { ok: false, stage: "crash", error: a.error.message };
-    if (!a.result.allowed) return { ok: false, stage: "mutate", error: a.result.status?.message ?? "" };
-    return { ok: true, object: normalizeResult(a.result.object, req.object) };
+    if (!a.ok) return { ok: false, stage: "crash", error: a.error.message, ...also };
+    if (!a.result.allowed) return { ok: false, stage: "mutate", error: a.result.status?.message ?? "", ...also };
+    return { ok: true, object: normalizeResult(a.result.object, req.object), ...also };
   } catch (e) {
     return { ok: false, stage: "crash", error: e instanceof Error ? (e.stack ?? e.message) : String(e) };
   }

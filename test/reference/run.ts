@@ -134,7 +134,8 @@ async function main(): Promise<number> {
     const r = await runGkSuites(gkBin, ledger, o.seed, o.counts.gatekeeper!, dump);
     for (const [name, s] of [["gatekeeper", r.own], ["gatekeeper-translated", r.translated]] as const) {
       const extra = s.untranslatable !== undefined ? `, ${s.untranslatable} not translatable (not compared)` : "";
-      console.log(`reference ${name}: ${s.compared} compared, ${s.differ} differ (${s.known} known, ${s.unexplained.length} unexplained)${extra}`);
+      const stated = s.stated !== undefined ? `${s.stated} stated by the translator, ` : "";
+      console.log(`reference ${name}: ${s.compared} compared, ${s.differ} differ (${stated}${s.known} known, ${s.unexplained.length} unexplained)${extra}`);
       if (s.unexplained.length === 0) passed++;
       else {
         failed++;

@@ -96,3 +96,23 @@ describe("keyed readable forms give Gatekeeper's result", () => {
     check([image("all", "spec.containers[name: nginx].image", { assignDomain: "my.io", assignPath: "repo/app", assignTag: ":1" })]);
   });
 });
+
+describe("readable ModifySet forms keep their pathTests", () => {
+  // Found by the pass-count differential (seed 946358443): MustNotExist on the list itself means
+  // "only where the list is absent", so a prune changes nothing; the readable glob form pruned
+  // every present list. Such a ModifySet now takes the full walk.
+  it("prune with MustNotExist on the leaf list changes nothing", () => {
+    check([
+      {
+        apiVersion: "mutations.gatekeeper.sh/v1",
+        kind: "ModifySet",
+        metadata: { name: "m2" },
+        spec: {
+          applyTo: [{ groups: [""], kinds: ["Pod"], versions: ["v1"] }],
+          location: "spec.containers[name: *].args",
+          parameters: { operation: "prune", values: { fromList: ["--port=80", "x"] }, pathTests: [{ subPath: "spec.containers[name: *].args", condition: "MustNotExist" }] },
+        },
+      },
+    ]);
+  });
+});

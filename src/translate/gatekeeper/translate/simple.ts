@@ -192,6 +192,10 @@ function simpleAssign(m: Mutator): SimpleForm | undefined {
  */
 function simpleModifySet(m: Mutator): string | undefined {
   if (m.kind !== "ModifySet" || m.values === null || m.values.length === 0 || !m.values.every((v) => typeof v === "string")) return undefined;
+  // A MustNotExist pathTest on the leaf (which stepsOf lets through for Assign's "set where
+  // absent") is not modelled here: the full walk carries it (found by the pass-count differential,
+  // seed 946358443: a prune applied where the list exists).
+  if (m.tester.conditionAt(m.path.nodes.length - 1) !== undefined) return undefined;
   const steps = stepsOf(m, (leaf) => leaf.t === "list" && leaf.lt !== "map" && (() => { const e = registry.element(leaf); return e.t === "scalar" && e.s === "string" && e.fmt !== "int-or-string"; })());
   const g = steps?.findIndex((x) => x.t === "glob") ?? -1;
   if (steps === undefined || g < 0) return undefined;
