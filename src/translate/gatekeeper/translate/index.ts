@@ -694,7 +694,9 @@ export function translate(mutators: readonly unknown[], options: TranslateOption
         const none = e.patchType === "JSONPatch" ? "[]" : "Object{}";
         // Several mutators share this policy: a readable form's variables are written in place.
         const body = inlineVariables(e.expression!, e.variables ?? []);
-        return guard === undefined ? body : `${comment(`match: ${names.join(" && ")}`)}\n(${guard}) ?\n${body} :\n${none}`;
+        // The body in parentheses: CEL's grammar takes only a conditionalOr between `?` and `:`, so a
+        // body that is itself a conditional (a keyed form's `i < 0 ? [] : [...]`) must be grouped.
+        return guard === undefined ? body : `${comment(`match: ${names.join(" && ")}`)}\n(${guard}) ?\n(${body}\n) :\n${none}`;
       };
       // Lone AssignMetadata mutators of the bundle (ApplyConfiguration): one mutation for all.
       const lone = bundle.filter((g) => g.length === 1 && g[0]!.patchType === "ApplyConfiguration" && g[0]!.m.kind === "AssignMetadata");

@@ -116,3 +116,18 @@ describe("readable ModifySet forms keep their pathTests", () => {
     ]);
   });
 });
+
+describe("keyed forms grouped in one policy under match criteria", () => {
+  // Found by test:reference (gatekeeper-translated, seed 633168559): two mutators with match criteria
+  // share a policy, each body guarded by `match ? body : []`; a keyed body is itself a conditional,
+  // which CEL accepts there only in parentheses (the translation did not compile).
+  it("a whole keyed element (MustExist) beside another Assign, both with a labelSelector", () => {
+    const match = { kinds: [{ apiGroups: ["*"], kinds: ["Pod"] }], labelSelector: { matchLabels: { app: "x" } } };
+    const whole = assign("m0", "spec.containers[name: sidecar]", { name: "sidecar", image: "envoy:1", args: ["--x"] }, [{ subPath: "spec.containers[name: sidecar]", condition: "MustExist" }]);
+    const node = assign("m1", "spec.nodeSelector.disk", "ssd");
+    check([
+      { ...whole, spec: { ...whole.spec, match } },
+      { ...node, spec: { ...node.spec, match } },
+    ]);
+  });
+});
