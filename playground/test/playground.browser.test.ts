@@ -187,8 +187,11 @@ describe.skipIf(!ready)("playground in chromium", () => {
     const resources = (await state(page))["resources"] as string;
     await typeInto(page, "oldObject", resources);
     await page.getByTestId("username").fill("alice");
-    // The sidecar policy matches CREATE only: now just the Deployment changes.
-    await summary(page, /3 resources: 1 mutated, 2 unchanged/);
+    // The sidecar policy matches CREATE only: now just the Deployment changes. The checkout Pod mounts
+    // `app-logs`, the volume the sidecar policy adds on CREATE; as an UPDATE without it the apiserver
+    // (and celmap eval, which validates as it does) rejects the object: 422, volumeMount not found.
+    const text = await summary(page, /3 resources: 1 mutated, 1 unchanged, 1 denied/);
+    expect(text).toContain('Pod "checkout" is invalid: spec.containers[0].volumeMounts[0].name: Not found: "app-logs"');
     const json = JSON.parse((await page.getByTestId("json").textContent()) ?? "[]") as { operation: string; object: { spec?: { replicas?: number } } }[];
     expect(json.map((r) => r.operation)).toEqual(["UPDATE", "UPDATE", "UPDATE"]);
     expect(json[0]!.object.spec?.replicas).toBe(2);
