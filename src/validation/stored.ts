@@ -77,13 +77,21 @@ export function requestDefaulter(context: ValidationContext): (object: JsonObjec
   return (object) => defaultObject(object, context, memo, "mutation");
 }
 
-/** The object as storage gives it back (a custom resource: `storeCustomResource`); others as they are. */
-export function storedObject(object: JsonObject, context: ValidationContext): JsonObject {
+/**
+ * `f` applied to `object` when it is a custom resource of `context`, the object itself otherwise or
+ * when `f` changed nothing (so that what is shared or cached by identity survives).
+ */
+function onCustomResource(object: JsonObject, context: ValidationContext, f: (crd: CrdInfo, object: JsonObject) => JsonObject): JsonObject {
   const gvk = gvkOf(object);
   const crd = context.crds.get(`${gvk.group}/${gvk.kind}`);
   if (crd === undefined) return object;
-  const out = storeCustomResource(crd, object);
+  const out = f(crd, object);
   return deepEqual(out, object) ? object : out;
+}
+
+/** The object as storage gives it back (a custom resource: `storeCustomResource`); others as they are. */
+export function storedObject(object: JsonObject, context: ValidationContext): JsonObject {
+  return onCustomResource(object, context, storeCustomResource);
 }
 
 /**
@@ -92,11 +100,7 @@ export function storedObject(object: JsonObject, context: ValidationContext): Js
  * patched object and when the object is encoded for storage. Other objects are returned as they are.
  */
 export function coerceObject(object: JsonObject, context: ValidationContext): JsonObject {
-  const gvk = gvkOf(object);
-  const crd = context.crds.get(`${gvk.group}/${gvk.kind}`);
-  if (crd === undefined) return object;
-  const out = coerceCustomResource(crd, object);
-  return deepEqual(out, object) ? object : out;
+  return onCustomResource(object, context, coerceCustomResource);
 }
 
 export interface StatusCause {

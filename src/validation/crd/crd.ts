@@ -8,7 +8,7 @@
  */
 import { invalid, type FieldError } from "../../diag/field-error.js";
 import { FieldPath } from "../../diag/field-path.js";
-import { deepEqual, hasKey, isJsonObject, setKey, type JsonObject, type JsonValue } from "../../admission/json.js";
+import { deepClone, deepEqual, hasKey, isJsonObject, setKey, type JsonObject, type JsonValue } from "../../admission/json.js";
 import { nameIsDNSSubdomain, validateObjectMetaGenericCR, validateObjectMetaUpdate } from "../builtin/meta.js";
 import { validateSchema, validateListTypes } from "./schema-validate.js";
 import { validateCelRules } from "./rules.js";
@@ -138,7 +138,7 @@ export function storeCustomResource(info: CrdInfo, obj: JsonObject): JsonObject 
 export function defaultCustomResource(info: CrdInfo, obj: JsonObject, mode: "decode" | "mutation" = "decode"): JsonObject {
   const version = versionOf(info, obj.apiVersion);
   if (version?.schema === undefined) return obj;
-  const coerced = mode === "decode" ? coerceCustomResource(info, obj) : structuredClone(obj);
+  const coerced = mode === "decode" ? coerceCustomResource(info, obj) : deepClone(obj);
   return applyDefaults(coerced, version.schema) as JsonObject;
 }
 
