@@ -426,3 +426,14 @@ export function buildScenario(kindName: string, docs: Obj[]): Scenario | undefin
   if (translation.verdicts.some((v) => v.verdict !== "exact")) return undefined;
   return { kind, docs, mutators, translation };
 }
+
+/**
+ * The seed of the Gatekeeper property tests: GK_PROP_SEED when given; under CI a fixed one (a red
+ * build is then a change's doing, never the draw); elsewhere a new draw each run, named in every
+ * failure so that what it finds becomes a regression case.
+ */
+export function propertySeed(): number {
+  if (process.env.GK_PROP_SEED !== undefined) return Number(process.env.GK_PROP_SEED);
+  if (process.env.CI !== undefined && process.env.CI !== "") return 20261129;
+  return Date.now() ^ (Math.random() * 0x7fffffff);
+}

@@ -19,7 +19,7 @@ import { colorWanted, palette } from "../render/color.js";
 import { toYaml } from "../render/serialize.js";
 import { describeObject } from "../render/session.js";
 import { formatVerdict } from "./translate.js";
-import { buildContext, needsOneThread, readPolicySources, sourcesAsData, type EvalOutput, type EvalSettings } from "../eval/context.js";
+import { buildContext, loaded, needsOneThread, readPolicySources, sourcesAsData, type EvalOutput, type EvalSettings } from "../eval/context.js";
 import { evaluateChunk, newOutcome, renderResourceDiff, targetChanged, type Outcome } from "../eval/evaluate.js";
 import { MarkdownReport } from "../eval/markdown.js";
 import { WorkerPool } from "../eval/workers.js";
@@ -288,7 +288,7 @@ async function runEval(args: ParsedArgs, io: CliIo): Promise<number> {
   let sources = readPolicySources({ policies: fPaths, olds: oldPaths, targets: targetPaths }, readErrors);
   // --kubeconfig: the cluster's policy set with the -f documents laid over it (src/cli/cluster-inputs.ts).
   if (wantsCluster(args)) {
-    const live = await clusterInputs(args, sources.policies.map((d) => ({ value: d.value, source: d.source, locate: d.locate ?? (() => undefined) })));
+    const live = await clusterInputs(args, sources.policies.map(loaded));
     if (!live.ok) {
       io.stderr(`${errColor.red("error")}: ${live.error}\n`);
       return CLUSTER_EXIT;

@@ -85,7 +85,8 @@ export interface BuiltContext {
   readonly warnings: readonly string[];
 }
 
-function loaded(d: SourceDocument): LoadedDocument {
+/** A source document as `load` takes it (without positions on a worker thread). */
+export function loaded(d: SourceDocument): LoadedDocument {
   return { value: d.value, source: d.source, locate: d.locate ?? (() => undefined) };
 }
 

@@ -11,7 +11,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildScenario, compareOne, KINDS, mutatorDoc, scenario, stats, type KindSpec } from "../../../../test/support/gatekeeper-differential.js";
+import { buildScenario, compareOne, KINDS, mutatorDoc, propertySeed, scenario, stats, type KindSpec } from "../../../../test/support/gatekeeper-differential.js";
 import { jsonEqual } from "../../../gatekeeper/index.js";
 import { mutate } from "../../../gatekeeper/index.js";
 import { normalizeResult } from "./cases.js";
@@ -19,10 +19,7 @@ import { runTranslated } from "./run.js";
 
 const RUNS = Number(process.env.GK_PROP_RUNS ?? 275);
 const OBJECTS = Number(process.env.GK_PROP_OBJECTS ?? 40);
-// CI runs a fixed seed (a red build is then a change's doing, never the draw); elsewhere each run draws
-// a new one, and a failure names it in its message (differences found so become regression cases).
-const SEED =
-  process.env.GK_PROP_SEED !== undefined ? Number(process.env.GK_PROP_SEED) : process.env.CI !== undefined && process.env.CI !== "" ? 20261129 : Date.now() ^ (Math.random() * 0x7fffffff);
+const SEED = propertySeed();
 
 function pairs(k: KindSpec) {
   return fc.tuple(

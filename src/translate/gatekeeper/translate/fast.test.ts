@@ -8,18 +8,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonEqual } from "../../../gatekeeper/index.js";
-import { compileMutator, type Mutator } from "../../../gatekeeper/index.js";
-import { mutate } from "../../../gatekeeper/index.js";
+import { compileMutator, jsonEqual, mutate, type Mutator } from "../../../gatekeeper/index.js";
+import { propertySeed } from "../../../../test/support/gatekeeper-differential.js";
 import { normalizeResult } from "./cases.js";
 import { fastPath } from "./fast.js";
 import { translate } from "./index.js";
 import { fastPathRan, runTranslated } from "./run.js";
 
 const RUNS = Number(process.env.GK_FAST_RUNS ?? 150);
-// CI: a fixed seed; elsewhere a new draw each run (see differential.test.ts).
-const SEED =
-  process.env.GK_PROP_SEED !== undefined ? Number(process.env.GK_PROP_SEED) : process.env.CI !== undefined && process.env.CI !== "" ? 20261129 : Date.now() ^ (Math.random() * 0x7fffffff);
+const SEED = propertySeed();
 
 type Obj = Record<string, unknown>;
 const POD = [{ groups: [""], kinds: ["Pod"], versions: ["v1"] }];
