@@ -66,7 +66,9 @@ const withParams = [
   )),
   jp(fc.constantFrom(
     `object.metadata.?annotations.hasValue() ? [JSONPatch{op: "add", path: "/metadata/annotations/from-" + ${PN}, value: params == null ? "none" : params.metadata.namespace}] : [JSONPatch{op: "add", path: "/metadata/annotations", value: {"from-" + ${PN}: params == null ? "none" : params.metadata.namespace}}]`,
-    `params == null ? [] : params.data.map(k, JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey(params.metadata.name + "-" + k), value: params.data[k]})`,
+    // Creates the labels map where it is absent: otherwise the first of several params of a selector fails its adds and
+    // a later one does not, and which param comes first is the informer cache's Go map order (flaky at seed 633168559).
+    `params == null ? [] : (object.metadata.?labels.hasValue() ? [] : [JSONPatch{op: "add", path: "/metadata/labels", value: {}}]) + params.data.map(k, JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey(params.metadata.name + "-" + k), value: params.data[k]})`,
   )),
 ];
 const PARAM_CONDITIONS = ["params == null || params.data.?skip.orValue('') != 'yes'", "params != null"];
